@@ -1,7 +1,7 @@
 # Sourced by ./trunchbull and ./run-tests. Creates, from the lockfiles:
 #   .venv/             Python 3.11 with third_party/python/requirements*.txt
 #   .cache/toolchain/  Node 22 + esbuild + helpers from third_party/npm (npm ci)
-# and exports TRUNCHBULL_VENV and TRUNCHBULL_TOOLCHAIN. Idempotent: each part
+# and exports TRUNCHBULL_VENV, TRUNCHBULL_TOOLCHAIN and PYTHONPATH (src/). Idempotent: each part
 # is rebuilt only when the hash of its lockfile changes.
 
 _tb_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,10 +32,10 @@ trunchbull_bootstrap() {
     _tb_log "setting up the Python environment in .venv (first use)"
     [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "${reqs[-1]}" >&2
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e "$_tb_root" >&2
     { [ "$profile" = dev ] && echo "runtime-$(_tb_hash "${reqs[0]}" "$_tb_root/pyproject.toml")"; echo "$want"; } > "$venv/.trunchbull-stamp"
   fi
   export TRUNCHBULL_VENV="$venv"
+  export PYTHONPATH="$_tb_root/src${PYTHONPATH:+:$PYTHONPATH}"
 
   local toolchain="$_tb_root/.cache/toolchain"
   local lock="$_tb_root/third_party/npm/package-lock.json"

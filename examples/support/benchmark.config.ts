@@ -1,0 +1,7 @@
+export default {
+  protocolVersion: 1,
+  title: "Support quality",
+  version: "1.0.0",
+  evals: ["evals/refunds.ts"],
+  tools: ["tools/support.ts"],
+}

@@ -1,0 +1,3 @@
+from trunchbull.cli import main
+
+raise SystemExit(main())

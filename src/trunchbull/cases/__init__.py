@@ -1,0 +1,1 @@
+"""Case sources: inline arrays, CSV and JSONL files, transformers."""

@@ -1,0 +1,109 @@
+"""CSV case files (SPEC §3.6): RFC 4180, every cell a string, read with polars."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import polars as pl
+
+from trunchbull.cases.fields import CaseDraft, Report, Where, check_case
+
+CSV_COLUMNS = ("id", "prompt", "expected", "description")
+
+
+def read_csv_cases(data: bytes, data_path: str, module_path: str, report: Report) -> list[CaseDraft]:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        report(Where(data_path, line), "csv-encoding", "the CSV file is not valid UTF-8", "save it as UTF-8")
+        return []
+    if not text.strip():
+        report(Where(data_path, 1), "csv-header", "the CSV file is empty; it needs a header row", "start with id,prompt")
+        return []
+    header = next(csv.reader(io.StringIO(text)))
+    if not _check_header(header, data_path, report):
+        return []
+    try:
+        frame = pl.read_csv(io.BytesIO(data), infer_schema=False, has_header=True, quote_char='"',
+                            missing_utf8_is_empty_string=True, raise_if_empty=False)
+    except Exception:  # polars rejects ragged rows without naming the line
+        _report_ragged_rows(text, len(header), data_path, report)
+        return []
+    rows = frame.rows()
+    lines = _row_lines(text, rows, len(header), data_path, report)
+    if lines is None:
+        return []
+    if not rows:
+        report(Where(data_path, 1), "cases-empty", "the CSV file has a header but no cases", "add at least one row")
+        return []
+    drafts = []
+    for values, line in zip(rows, lines):
+        row = dict(zip(header, values))
+        obj = {"id": row["id"], "prompt": row["prompt"]}
+        if row.get("description"):
+            obj["description"] = row["description"]
+        source = {"module": module_path, "file": data_path, "line": line}
+        draft = check_case(obj, Where(data_path, line), source, report)
+        if draft:
+            draft.extra["expected"] = row.get("expected") or ""
+            drafts.append(draft)
+    return drafts
+
+
+def _check_header(header: list[str], data_path: str, report: Report) -> bool:
+    ok = True
+    for name in header:
+        if name not in CSV_COLUMNS:
+            report(Where(data_path, 1), "csv-column", f"unknown CSV column {name!r}",
+                   "CSV supports only id, prompt, expected and description; use JSONL for other case fields")
+            ok = False
+        elif header.count(name) > 1:
+            report(Where(data_path, 1), "csv-column", f"column {name!r} appears twice", None)
+            ok = False
+    for required in ("id", "prompt"):
+        if required not in header:
+            report(Where(data_path, 1), "csv-column", f"the CSV header lacks the required column {required!r}", None)
+            ok = False
+    return ok
+
+
+def _row_lines(text: str, rows: list[tuple], width: int, data_path: str, report: Report) -> list[int] | None:
+    """Line of each data row: counted from the cells' own newlines; blank
+    lines make that count drift, and then the csv module maps them."""
+    lines, line = [], 2
+    for values in rows:
+        lines.append(line)
+        line += 1 + sum(v.count("\n") for v in values if v)
+    body = text[:-1] if text.endswith("\n") else text
+    if line - 1 == body.count("\n") + 1:
+        return lines
+    reader = csv.reader(io.StringIO(text))
+    next(reader)
+    lines, start = [], reader.line_num + 1
+    for record in reader:
+        if record:
+            if len(record) != width:
+                report(Where(data_path, start), "csv-row", f"row has {len(record)} fields; the header has {width}", None)
+                return None
+            lines.append(start)
+        start = reader.line_num + 1
+    return lines if len(lines) == len(rows) else None
+
+
+def _report_ragged_rows(text: str, width: int, data_path: str, report: Report) -> None:
+    reader = csv.reader(io.StringIO(text))
+    next(reader)
+    start = reader.line_num + 1
+    found = False
+    for record in reader:
+        if record and len(record) != width:
+            report(Where(data_path, start), "csv-row", f"row has {len(record)} fields; the header has {width}",
+                   "quote fields that contain commas or newlines")
+            found = True
+        start = reader.line_num + 1
+    if not found:
+        report(Where(data_path), "csv-syntax", "the CSV file could not be parsed", "check its quoting (RFC 4180)")

@@ -1,0 +1,115 @@
+"""Validation of one authored case object (SPEC §3.5), wherever it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from trunchbull.ids import authoring_id_problem, json_type, suggest, tool_name_problem
+
+CASE_KEYS = ("id", "prompt", "description", "systemPrompt", "tools", "data", "evaluate")
+
+
+@dataclass
+class Where:
+    """Where a value was authored, for diagnostics."""
+    file: str
+    line: int | None = None
+    col: int | None = None
+    path: str = ""  # JSON path inside the authored value, e.g. "cases[3]"
+
+    def at(self, sub: str) -> "Where":
+        if not sub:
+            return self
+        joined = f"{self.path}{sub}" if sub.startswith("[") else (f"{self.path}.{sub}" if self.path else sub)
+        return Where(self.file, self.line, self.col, joined)
+
+    def label(self) -> str:
+        return f"{self.path}: " if self.path else ""
+
+
+Report = Callable[[Where, str, str, "str | None"], None]
+
+
+@dataclass
+class CaseDraft:
+    id: str
+    prompt: str
+    where: Where
+    source: dict
+    description: str | None = None
+    systemPrompt: str | None = None
+    tools: list[str] | None = None
+    data: object = None
+    evaluate: dict | None = None
+    extra: dict = field(default_factory=dict)  # e.g. CSV expected
+
+
+def check_optional_text(obj: dict, key: str, where: Where, report: Report) -> str | None:
+    if key not in obj:
+        return None
+    value = obj[key]
+    if isinstance(value, str) and value.strip():
+        return value
+    report(where.at(key), "field-type", f"{key} must be a non-empty string, found {json_type(value)}"
+           if not isinstance(value, str) else f"{key} must not be empty", None)
+    return None
+
+
+def check_tool_list(value: object, where: Where, report: Report) -> list[str] | None:
+    if not isinstance(value, list):
+        report(where, "tools-list", f"tools must be an array of tool names, found {json_type(value)}", None)
+        return None
+    seen: list[str] = []
+    for i, name in enumerate(value):
+        problem = tool_name_problem(name)
+        if problem:
+            report(where.at(f"[{i}]"), "tool-name", f"tool name {problem}", None)
+        elif name in seen:
+            report(where.at(f"[{i}]"), "tools-duplicate", f"tool {name!r} is listed twice", "list each tool once")
+        else:
+            seen.append(name)
+    return seen
+
+
+def check_case(obj: object, where: Where, source: dict, report: Report) -> CaseDraft | None:
+    """Validate an authored case object; None when it cannot become a case."""
+    if not isinstance(obj, dict):
+        report(where, "case-type", f"a case must be an object, found {json_type(obj)}", None)
+        return None
+    for key in obj:
+        if key not in CASE_KEYS:
+            near = suggest(key, list(CASE_KEYS))
+            hint = (f"did you mean {near!r}? " if near else "") + "case keys: " + ", ".join(CASE_KEYS)
+            if key == "expected":
+                hint = "put expected inside the case's evaluate spec, e.g. evaluate: { kind: \"exact\", expected: … }"
+            report(where.at(key), "case-unknown-key", f"unknown case key {key!r}", hint)
+    ok = True
+    case_id = obj.get("id")
+    if "id" not in obj:
+        report(where, "case-id", "a case requires id", "give every case a release-global id")
+        ok = False
+    else:
+        problem = authoring_id_problem(case_id)
+        if problem:
+            report(where.at("id"), "case-id", f"case id {problem}", None)
+            ok = False
+    prompt = obj.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        message = "a case requires a non-empty prompt" if "prompt" not in obj or isinstance(prompt, str) \
+            else f"prompt must be a non-empty string, found {json_type(prompt)}"
+        report(where.at("prompt") if "prompt" in obj else where, "case-prompt", message, None)
+        ok = False
+    draft_tools = check_tool_list(obj["tools"], where.at("tools"), report) if "tools" in obj else None
+    evaluate = obj.get("evaluate")
+    if "evaluate" in obj and not isinstance(evaluate, dict):
+        report(where.at("evaluate"), "evaluator-invalid",
+               f"a case's evaluate must be a declarative spec object, found {json_type(evaluate)}", None)
+        ok = False
+    description = check_optional_text(obj, "description", where, report)
+    system_prompt = check_optional_text(obj, "systemPrompt", where, report)
+    if not ok:
+        return None
+    return CaseDraft(id=case_id, prompt=prompt, where=where, source=source, description=description,
+                     systemPrompt=system_prompt, tools=draft_tools, data=obj.get("data"),
+                     evaluate=evaluate if isinstance(evaluate, dict) else None)

@@ -1,0 +1,23 @@
+"""Inline cases: `cases: [ … ]` in the eval module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trunchbull.cases.fields import CaseDraft, Report, Where, check_case
+from trunchbull.locate import find_literal
+
+
+def read_inline(cases: list, module_file: Path, module_path: str, report: Report) -> list[CaseDraft]:
+    if not cases:
+        report(Where(module_path, path="cases"), "cases-empty", "cases must contain at least one case", None)
+        return []
+    drafts = []
+    for i, obj in enumerate(cases):
+        line = col = None
+        if isinstance(obj, dict) and isinstance(obj.get("id"), str):
+            line, col = find_literal(module_file, obj["id"])
+        draft = check_case(obj, Where(module_path, line, col, f"cases[{i}]"), {"module": module_path}, report)
+        if draft:
+            drafts.append(draft)
+    return drafts

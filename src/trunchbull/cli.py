@@ -1,0 +1,245 @@
+"""The `trunchbull` command line (SPEC §6). Parsing, output and exit codes
+only: the work is done by compiler.py, release.py, grading.py and init.py."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import orjson
+
+from trunchbull import __version__
+from trunchbull.diagnostics import Diagnostic, UsageError, render_json, render_text
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+DESCRIPTION = """\
+Compile a repository of LLM evals (plain TypeScript/JavaScript, CSV, JSONL)
+into an immutable, reproducible release, and grade responses against it.
+
+  trunchbull check  examples/support          validate, write nothing
+  trunchbull build  examples/support -o out   compile into out/
+  trunchbull verify out                       recompute every hash
+  trunchbull grade  out responses.jsonl       grade recorded responses
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="trunchbull", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"trunchbull {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    build = commands.add_parser("build", help="compile a benchmark into a release directory",
+                                description="Compile ROOT into a release. Nothing is written when the benchmark has errors.")
+    build.add_argument("root", nargs="?", default=".", type=Path, help="benchmark root or its benchmark.config file (default: .)")
+    build.add_argument("-o", "--out", type=Path, help="release directory (default: ROOT/dist/release)")
+    build.add_argument("--tar", action="store_true", help="also write a deterministic OUT.tar")
+    build.add_argument("--json", action="store_true", help="print diagnostics and the summary as JSON")
+
+    check = commands.add_parser("check", help="validate a benchmark without writing anything")
+    check.add_argument("root", nargs="?", default=".", type=Path, help="benchmark root (default: .)")
+    check.add_argument("--json", action="store_true", help="print diagnostics as JSON")
+
+    inspect = commands.add_parser("inspect", help="summarize a release: evals, cases, tools, evaluator kinds")
+    inspect.add_argument("release", type=Path, help="release directory or .tar")
+    inspect.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    verify = commands.add_parser("verify", help="recompute every file hash and the release digest")
+    verify.add_argument("release", type=Path, help="release directory or .tar")
+
+    diff = commands.add_parser("diff", help="cases and tools added, removed or changed between two releases")
+    diff.add_argument("a", type=Path, help="the older release")
+    diff.add_argument("b", type=Path, help="the newer release")
+    diff.add_argument("--json", action="store_true", help="print the difference as JSON")
+
+    grade = commands.add_parser("grade", help="grade recorded model responses against a release")
+    grade.add_argument("release", type=Path, help="release directory or .tar")
+    grade.add_argument("responses", type=Path, help="JSONL: caseId, output, optional toolCalls, finishReason, usage")
+    grade.add_argument("-o", "--out", type=Path, help="write one result per case to this JSONL file")
+    grade.add_argument("--json", action="store_true", help="print the summary as JSON")
+    grade.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)")
+
+    init = commands.add_parser("init", help="scaffold a benchmark that builds")
+    init.add_argument("dir", nargs="?", default=".", type=Path, help="directory to create (default: .)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return COMMANDS[args.command](args)
+    except UsageError as err:
+        print(f"trunchbull: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+def _print_diagnostics(diagnostics: list[Diagnostic], root_prefix: str, as_json: bool) -> None:
+    if as_json:
+        sys.stdout.buffer.write(render_json(diagnostics) + b"\n")
+    elif diagnostics:
+        print(render_text(diagnostics, root_prefix), file=sys.stderr)
+
+
+def _root_prefix(root_arg: Path, root: Path) -> str:
+    shown = root_arg if root_arg.is_dir() else root_arg.parent
+    text = shown.as_posix()
+    return "" if text in (".", "") else text.rstrip("/") + "/"
+
+
+def _compile(args) -> tuple[int, object]:
+    from trunchbull.compiler import compile_benchmark
+    from trunchbull.progress import Status
+
+    status = Status(enabled=None if not args.json else False)
+    try:
+        outcome = compile_benchmark(args.root, progress=status)
+    finally:
+        status.done()
+    diagnostics = outcome.diagnostics.sorted()
+    errors = [d for d in diagnostics if d.severity == "error"]
+    if errors:
+        _print_diagnostics(diagnostics, _root_prefix(args.root, outcome.root), args.json)
+        if not args.json:
+            print(f"trunchbull: {len(errors)} error{'s' * (len(errors) != 1)}; nothing was written", file=sys.stderr)
+        return EXIT_INVALID, outcome
+    if not args.json:
+        _print_diagnostics(diagnostics, _root_prefix(args.root, outcome.root), False)
+    return EXIT_OK, outcome
+
+
+def cmd_check(args) -> int:
+    code, outcome = _compile(args)
+    if code == EXIT_OK:
+        if args.json:
+            sys.stdout.buffer.write(render_json(outcome.diagnostics.sorted()) + b"\n")
+        else:
+            counts = outcome.release.manifest["counts"]
+            print(f"ok: {counts['evals']} evals, {counts['cases']} cases, {counts['tools']} tools")
+    return code
+
+
+def cmd_build(args) -> int:
+    code, outcome = _compile(args)
+    if code != EXIT_OK:
+        return code
+    out = args.out or outcome.root / "dist" / "release"
+    outcome.release.write(out)
+    if args.tar:
+        outcome.release.write_tar(out.with_name(out.name + ".tar"))
+    manifest = outcome.release.manifest
+    if args.json:
+        summary = {"release": str(out), "digest": manifest["digest"], "counts": manifest["counts"],
+                   "diagnostics": [d.to_json() for d in outcome.diagnostics.sorted()]}
+        sys.stdout.buffer.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        counts = manifest["counts"]
+        print(f"built {out}: {counts['evals']} evals, {counts['cases']} cases, {counts['tools']} tools")
+        print(f"digest {manifest['digest']}")
+    return EXIT_OK
+
+
+def _read(path: Path):
+    from trunchbull.release import ReleaseError, read_release
+
+    try:
+        return read_release(path)
+    except (ReleaseError, OSError) as err:
+        raise UsageError(str(err)) from None
+
+
+def cmd_verify(args) -> int:
+    from trunchbull.release import verify
+
+    problems = verify(_read(args.release))
+    for problem in problems:
+        print(f"{args.release}: {problem}", file=sys.stderr)
+    if problems:
+        print(f"trunchbull: release does not verify ({len(problems)} problems)", file=sys.stderr)
+        return EXIT_INVALID
+    print(f"ok: {args.release} verifies")
+    return EXIT_OK
+
+
+def cmd_inspect(args) -> int:
+    from trunchbull.release import load_cases
+
+    release = _read(args.release)
+    manifest = release.manifest
+    cases = load_cases(release)
+    if args.json:
+        summary = {k: manifest.get(k) for k in ("title", "version", "digest", "counts")}
+        summary["evals"] = [{k: e[k] for k in ("id", "title", "caseCount", "evaluatorKinds")} for e in manifest["evals"]]
+        summary["tools"] = [t["name"] for t in manifest["tools"]]
+        sys.stdout.buffer.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
+        return EXIT_OK
+    version = f" {manifest['version']}" if manifest.get("version") else ""
+    print(f"{manifest['title']}{version}  ({manifest['digest']})")
+    counts = manifest["counts"]
+    print(f"{counts['evals']} evals, {counts['cases']} cases, {counts['tools']} tools")
+    print()
+    width = max([len(e["id"]) for e in manifest["evals"]] + [4])
+    print(f"{'eval'.ljust(width)}  cases  evaluators")
+    for entry in manifest["evals"]:
+        print(f"{entry['id'].ljust(width)}  {entry['caseCount']:5d}  {', '.join(entry['evaluatorKinds'])}")
+    if manifest["tools"]:
+        print()
+        print("tools:")
+        for tool in manifest["tools"]:
+            print(f"  {tool['name']}  {tool['description']}")
+    assert len(cases) == counts["cases"]
+    return EXIT_OK
+
+
+def cmd_diff(args) -> int:
+    from trunchbull.release import diff
+
+    result = diff(_read(args.a), _read(args.b))
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
+        return EXIT_OK
+    for section in ("cases", "tools"):
+        part = result[section]
+        for name in part["added"]:
+            print(f"+ {section[:-1]} {name}")
+        for name in part["removed"]:
+            print(f"- {section[:-1]} {name}")
+        for change in part["changed"]:
+            print(f"~ {section[:-1]} {change['id']}: {', '.join(change['fields'])}")
+    if not any(result[s][k] for s in ("cases", "tools") for k in ("added", "removed", "changed")):
+        print("no differences in cases or tools")
+    return EXIT_OK
+
+
+def cmd_grade(args) -> int:
+    from trunchbull.grading import run_grade_command
+
+    return run_grade_command(args.release, args.responses, args.out, json_summary=args.json, fail_under=args.fail_under)
+
+
+def cmd_init(args) -> int:
+    from trunchbull.init import scaffold
+
+    created = scaffold(args.dir)
+    for path in created:
+        print(f"created {path}")
+    print(f"next: trunchbull build {args.dir}")
+    return EXIT_OK
+
+
+COMMANDS = {
+    "build": cmd_build,
+    "check": cmd_check,
+    "inspect": cmd_inspect,
+    "verify": cmd_verify,
+    "diff": cmd_diff,
+    "grade": cmd_grade,
+    "init": cmd_init,
+}

@@ -1,0 +1,250 @@
+"""The compile pipeline, one-way: config → discovery → bundle → inspect →
+expand → validate → freeze. The CLI runs it in one process; steps.py exposes
+the same stages as file-in/file-out processes for Pants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from trunchbull import __version__
+from trunchbull.config import BenchmarkConfig, locate_root, read_config
+from trunchbull.deps import Dependencies, find_dependencies, install
+from trunchbull.diagnostics import Diagnostics
+from trunchbull.discovery import discover
+from trunchbull.evals import CompiledEval, EvalCompiler
+from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
+from trunchbull.node import NodeHelper, Toolchain, cache_root, toolchain
+from trunchbull.paths import rel_posix, resolve_inside
+from trunchbull.release import CASES, FORMAT, ReleaseFiles, canonical_jsonl, sha256_hex
+from trunchbull.tools import CompiledTool, compile_tool_module
+
+MAX_CASES = 25_000
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+@dataclass
+class Entrypoints:
+    evals: list[str]
+    tools: list[str]
+    evals_listed: bool  # explicit config array (no helper/transformer skipping)
+
+
+@dataclass
+class CompileOutcome:
+    root: Path
+    diagnostics: Diagnostics
+    release: ReleaseFiles | None = None
+    evals: list[CompiledEval] = field(default_factory=list)
+
+
+def find_entrypoints(config: BenchmarkConfig, diags: Diagnostics) -> Entrypoints:
+    evals = config.evals if config.evals is not None else discover(config.root, "evals")
+    tools = config.tools if config.tools is not None else discover(config.root, "tools")
+    if not evals and config.evals is None:
+        diags.error("no-evals", "no eval modules found under evals/", file=config.config_file,
+                    hint="add evals/<name>.ts with `export default { id, prompt, evaluate }`, or list evals in benchmark.config")
+    return Entrypoints(evals, tools, config.evals is not None)
+
+
+def compile_benchmark(path: Path, progress: Progress = _quiet) -> CompileOutcome:
+    root, config_path = locate_root(path)
+    diags = Diagnostics()
+    outcome = CompileOutcome(root, diags)
+    tc = toolchain()
+    with NodeHelper(tc) as helper:
+        progress("reading config")
+        config = read_config(root, config_path, helper, diags)
+        entries = find_entrypoints(config, diags)
+        if diags.has_errors():
+            return outcome
+        deps = find_dependencies(root, config.repo_root)
+        install_dir = None
+        if deps:
+            progress("installing dependencies")
+            install_dir = install(deps, tc)
+        progress(f"bundling {len(entries.evals) + len(entries.tools)} modules")
+        bundle_dir = (install_dir or cache_root()) / "bundles"
+        reports = bundle_modules(helper, root, [(p, "eval") for p in entries.evals] + [(p, "tool") for p in entries.tools],
+                                 bundle_dir)
+    progress("inspecting modules")
+    inspect_modules(reports, tc=tc, read_paths=[root, bundle_dir, *([install_dir] if install_dir else [])])
+    for report in reports:
+        diags.extend(report.diagnostics)
+    progress("expanding cases")
+    evals, tools = expand(config, entries, reports, diags)
+    outcome.evals = evals
+    check_release(evals, tools, config, diags)
+    if diags.has_errors():
+        return outcome
+    progress("freezing release")
+    outcome.release = freeze(config, evals, tools, reports, deps, diags)
+    return outcome
+
+
+def expand(config: BenchmarkConfig, entries: Entrypoints, reports: list[ModuleReport],
+           diags: Diagnostics) -> tuple[list[CompiledEval], list[CompiledTool]]:
+    eval_reports = [r for r in reports if r.kind == "eval" and r.ok]
+    for report in reports:
+        if report.inspection is not None and not report.ok:
+            diags.error("module-import", f"importing the module failed: {report.inspection.get('importError')}",
+                        file=report.path, hint="the module must import without errors in Node")
+    skipped = set() if entries.evals_listed else _non_eval_modules(config.root, eval_reports)
+    evals: list[CompiledEval] = []
+    for report in eval_reports:
+        if report.path in skipped:
+            continue
+        if "default" not in report.inspection:
+            hint = ("move helpers out of evals/ or list evals explicitly in benchmark.config"
+                    if not entries.evals_listed else "an eval module must `export default { id, … }`")
+            diags.error("eval-no-default", "the eval module has no default export", file=report.path, hint=hint)
+            continue
+        compiled = EvalCompiler(report, config.root, diags).compile()
+        if compiled:
+            evals.append(compiled)
+    tools: list[CompiledTool] = []
+    for report in reports:
+        if report.kind == "tool" and report.ok:
+            tools.extend(compile_tool_module(report, config.root, diags))
+    return evals, tools
+
+
+def _non_eval_modules(root: Path, eval_reports: list[ModuleReport]) -> set[str]:
+    """Discovered modules that are not evals: helpers (no default export,
+    imported by another eval module) and transformers named by an eval."""
+    imported = {path for r in eval_reports for path in r.inputs if path != r.path}
+    skipped = {r.path for r in eval_reports if "default" not in r.inspection and r.path in imported}
+    for report in eval_reports:
+        value = (report.inspection.get("default") or {}).get("value")
+        cases = value.get("cases") if isinstance(value, dict) else None
+        if isinstance(cases, dict) and isinstance(cases.get("transformer"), str):
+            path, problem = resolve_inside((root / report.path).parent, cases["transformer"], root)
+            if path is not None:
+                skipped.add(rel_posix(path, root))
+    return skipped
+
+
+def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: BenchmarkConfig,
+                  diags: Diagnostics) -> None:
+    """Release-wide rules: unique eval IDs, case IDs and tool names; tool references; the case limit."""
+    first_eval: dict[str, CompiledEval] = {}
+    for ev in evals:
+        if ev.id in first_eval:
+            other = first_eval[ev.id]
+            diags.error("duplicate-eval-id", f"eval id {ev.id!r} is also used by {other.module}",
+                        file=ev.module, line=ev.where.line, col=ev.where.col, hint="eval IDs must be unique in the release")
+        else:
+            first_eval[ev.id] = ev
+    first_case: dict[str, dict] = {}
+    for ev in evals:
+        for case in ev.cases:
+            where = case["_where"]
+            if case["id"] in first_case:
+                other = first_case[case["id"]]["_where"]
+                other_at = ":".join(str(x) for x in (other.file, other.line) if x)
+                diags.error("duplicate-case-id", f"{where.label()}case id {case['id']!r} is also defined at {other_at}"
+                            + (f" ({other.path})" if other.path else ""), file=where.file, line=where.line, col=where.col,
+                            hint="case IDs are release-global and never prefixed: prefix them yourself, e.g. <eval>.<case>")
+            else:
+                first_case[case["id"]] = case
+    first_tool: dict[str, CompiledTool] = {}
+    for tool in tools:
+        if tool.name in first_tool:
+            diags.error("duplicate-tool", f"tool {tool.name!r} is also defined in {first_tool[tool.name].module}",
+                        file=tool.module, hint="tool names must be unique across the release")
+        else:
+            first_tool[tool.name] = tool
+    known = sorted(first_tool)
+    for ev in evals:
+        for name in ev.tools or []:
+            if name not in first_tool:
+                diags.error("unknown-tool", f"eval {ev.id!r} requests tool {name!r}, which no tool module defines",
+                            file=ev.module, line=ev.where.line, col=ev.where.col,
+                            hint=f"known tools: {', '.join(known) or 'none'}")
+        eval_tools = set(ev.tools or [])
+        for case in ev.cases:
+            for name in case["tools"]:
+                if name not in first_tool and name not in eval_tools:
+                    where = case["_where"]
+                    diags.error("unknown-tool", f"{where.label()}case {case['id']!r} requests tool {name!r}, which no tool module defines",
+                                file=where.file, line=where.line, col=where.col, hint=f"known tools: {', '.join(known) or 'none'}")
+    total = sum(len(ev.cases) for ev in evals)
+    if total > MAX_CASES:
+        diags.error("too-many-cases", f"the release has {total} cases; the limit is {MAX_CASES:,}",
+                    file=config.config_file, hint="split the benchmark into several releases")
+
+
+def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[CompiledTool],
+           reports: list[ModuleReport], deps: Dependencies | None, diags: Diagnostics) -> ReleaseFiles:
+    by_path = {r.path: r for r in reports}
+    payload: dict[str, bytes] = {}
+
+    def add_bundle(module: str) -> str:
+        report = by_path[module]
+        name = f"modules/{report.bundle_sha}.mjs"
+        if name not in payload:
+            payload[name] = report.bundle_file.read_bytes()
+        return name
+
+    rows = []
+    eval_entries = []
+    for ev in evals:
+        bundle = add_bundle(ev.module) if ev.custom else None
+        kinds = set()
+        for case in ev.cases:
+            row = {k: v for k, v in case.items() if k != "_where"}
+            if row["evaluate"]["kind"] == "custom":
+                row["evaluate"] = {"kind": "custom", "module": bundle}
+            kinds.add(row["evaluate"]["kind"])
+            rows.append(row)
+        eval_entries.append({"id": ev.id, "title": ev.title, "description": ev.description, "module": ev.module,
+                             "caseCount": len(ev.cases), "evaluatorKinds": sorted(kinds), "bundle": bundle})
+    tool_entries = [{"name": t.name, "description": t.description, "inputSchema": t.input_schema, "module": t.module,
+                     "bundle": add_bundle(t.module)} for t in tools]
+    payload[CASES] = canonical_jsonl(rows)
+    dependencies = None
+    if deps:
+        names = {p.name: p for p in deps.files()}
+        if any(n.startswith("modules/") for n in payload):
+            for name, path in names.items():
+                payload[name] = path.read_bytes()
+        dependencies = {"packageJson": "package.json", "lockfile": deps.lockfile.name if deps.lockfile else None,
+                        "locked": deps.locked, "sha256": {n: sha256_hex(p.read_bytes()) for n, p in names.items()}}
+        if not deps.locked:
+            diags.warning("dependencies-unlocked", "the benchmark's dependencies are not locked (no lockfile beside package.json)",
+                          file=rel_posix(deps.package_json, config.root), hint="run `npm install` to create package-lock.json")
+    manifest = {
+        "format": FORMAT,
+        "protocolVersion": 1,
+        "title": config.title,
+        "version": config.version,
+        "counts": {"evals": len(evals), "cases": len(rows), "tools": len(tools),
+                   "modules": sum(1 for n in payload if n.startswith("modules/"))},
+        "evals": eval_entries,
+        "tools": tool_entries,
+        "inputs": _inputs(config, evals, reports, deps),
+        "compiler": {"name": "trunchbull", "version": __version__},
+        "dependencies": dependencies,
+        "warnings": [d.render() for d in diags.sorted() if d.severity == "warning"],
+    }
+    return ReleaseFiles.assemble(manifest, payload)
+
+
+def _inputs(config: BenchmarkConfig, evals: list[CompiledEval], reports: list[ModuleReport],
+            deps: Dependencies | None) -> dict[str, str]:
+    names: set[str] = set()
+    if config.config_file:
+        names.add(config.config_file)
+    for report in reports:
+        names.update(report.inputs or [report.path])
+    for ev in evals:
+        names.update(ev.data_files)
+    if deps:
+        names.update(rel_posix(p, config.root) for p in deps.files())
+    return {name: sha256_hex((config.root / name).read_bytes()) for name in sorted(names, key=str.encode)}

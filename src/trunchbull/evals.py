@@ -1,0 +1,247 @@
+"""Eval modules (SPEC §3.4-3.6): shapes, case expansion, inheritance, titles."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from trunchbull.cases.csv_cases import read_csv_cases
+from trunchbull.cases.fields import CaseDraft, Where, check_case, check_optional_text, check_tool_list
+from trunchbull.cases.inline import read_inline
+from trunchbull.cases.jsonl_cases import read_jsonl
+from trunchbull.diagnostics import Diagnostics
+from trunchbull.evaluators.specs import validate_spec
+from trunchbull.ids import authoring_id_problem, json_type, suggest
+from trunchbull.locate import find_default_export, find_literal
+from trunchbull.modules import ModuleReport
+from trunchbull.paths import rel_posix, resolve_inside
+
+EVAL_KEYS = ("id", "title", "description", "systemPrompt", "tools", "evaluate", "prompt", "cases")
+TITLE_MAX = 120
+CSV_KINDS = ("non_empty", "exact", "contains")
+_CASE_EVALUATE_FN = re.compile(r"cases\[\d+\]\.evaluate")
+
+
+@dataclass
+class CompiledEval:
+    id: str
+    module: str
+    title: str | None
+    description: str | None
+    custom: bool  # evaluate is a module-level function
+    cases: list[dict] = field(default_factory=list)
+    where: Where | None = None
+    tools: list[str] | None = None
+    data_files: list[str] = field(default_factory=list)  # root-relative files read
+
+
+class EvalCompiler:
+    """Turns one inspected eval module into compiled cases, reporting problems."""
+
+    def __init__(self, report: ModuleReport, root: Path, diags: Diagnostics):
+        self.report = report
+        self.root = root
+        self.diags = diags
+        self.module_file = root / report.path
+
+    def problem(self, where: Where, code: str, message: str, hint: str | None = None) -> None:
+        self.diags.error(code, f"{where.label()}{message}", file=where.file, line=where.line, col=where.col, hint=hint)
+
+    def compile(self) -> CompiledEval | None:
+        inspected = self.report.inspection["default"]
+        line, col = find_default_export(self.module_file)
+        top = Where(self.report.path, line, col)
+        for err in inspected["errors"]:
+            self.problem(top.at(err["path"]), "json-incompatible", err["problem"],
+                         "eval exports must be plain JSON-compatible data (only the eval's evaluate may be a function)")
+        value = inspected["value"]
+        custom = "evaluate" in inspected["functions"]
+        for path in inspected["functions"]:
+            if path == "evaluate":
+                continue
+            if _CASE_EVALUATE_FN.fullmatch(path):
+                self.problem(top.at(path), "case-evaluate-function", "per-case evaluator functions are not supported",
+                             "use a declarative evaluate spec on the case, or one module-level evaluate function on the eval")
+                index = int(path[6:path.index("]")])
+                value["cases"][index].pop("evaluate", None)
+            else:
+                self.problem(top.at(path), "function-not-allowed", "a function is not JSON-compatible data",
+                             "the only function an eval may export is its module-level evaluate")
+        if not isinstance(value, dict):
+            self.problem(top, "eval-type", f"the default export must be an eval object, found {json_type(value)}")
+            return None
+        return self._compile_object(value, custom, top)
+
+    def _compile_object(self, value: dict, custom: bool, top: Where) -> CompiledEval | None:
+        for key in value:
+            if key not in EVAL_KEYS:
+                near = suggest(key, list(EVAL_KEYS))
+                self.problem(top.at(key), "eval-unknown-key", f"unknown eval key {key!r}",
+                             (f"did you mean {near!r}? " if near else "") + "eval keys: " + ", ".join(EVAL_KEYS))
+        eval_id = value.get("id")
+        if "id" not in value:
+            self.problem(top, "eval-id", "an eval requires id", "add id: \"my-eval\" to the default export")
+            return None
+        problem = authoring_id_problem(eval_id)
+        if problem:
+            self.problem(top.at("id"), "eval-id", f"eval id {problem}")
+            return None
+        line, col = find_literal(self.module_file, eval_id)
+        here = Where(self.report.path, line or top.line, col or top.col)
+        result = CompiledEval(id=eval_id, module=self.report.path, custom=custom, where=here,
+                              title=check_optional_text(value, "title", here, self._report),
+                              description=check_optional_text(value, "description", here, self._report))
+        system_prompt = check_optional_text(value, "systemPrompt", here, self._report)
+        result.tools = check_tool_list(value["tools"], here.at("tools"), self._report) if "tools" in value else None
+        eval_spec = self._eval_spec(value, here, csv="cases" in value and isinstance(value["cases"], str)
+                                    and value["cases"].endswith(".csv"))
+        drafts = self._drafts(value, here, result)
+        if drafts is None:
+            return result
+        for draft in drafts:
+            case = self._inherit(draft, value, result, system_prompt, eval_spec, single="prompt" in value)
+            if case:
+                result.cases.append(case)
+        return result
+
+    def _report(self, where: Where, code: str, message: str, hint: str | None) -> None:
+        self.problem(where, code, message, hint)
+
+    def _eval_spec(self, value: dict, here: Where, csv: bool) -> dict | None:
+        if "evaluate" not in value or value.get("evaluate") is None:
+            return None  # absent, or a custom function (recorded in functions)
+        spec = value["evaluate"]
+        normalized, problems = validate_spec(spec, expected_from_rows=csv)
+        for p in problems:
+            self.problem(here.at("evaluate").at(p.path), p.code, p.message, p.hint)
+        if csv and isinstance(spec, dict) and spec.get("kind") not in CSV_KINDS:
+            self.problem(here.at("evaluate"), "csv-evaluator",
+                         f"a CSV eval's evaluator must be non_empty, exact or contains, found {spec.get('kind')!r}",
+                         "use JSONL for case-specific or other evaluator kinds")
+        return normalized if not problems else None
+
+    def _drafts(self, value: dict, here: Where, result: CompiledEval) -> list[CaseDraft] | None:
+        has_prompt, has_cases = "prompt" in value, "cases" in value
+        if has_prompt and has_cases:
+            self.problem(here, "eval-shape", "an eval has either prompt (one case) or cases, not both",
+                         "remove prompt and add the case to cases, or remove cases")
+            return None
+        if not has_prompt and not has_cases:
+            self.problem(here, "eval-shape", "an eval needs prompt plus evaluate (one case) or cases",
+                         "add cases: [ … ], a data file path, or prompt and evaluate")
+            return None
+        if has_prompt:
+            if "evaluate" not in value:
+                self.problem(here, "eval-shape", "a one-case eval (prompt) requires evaluate",
+                             "add evaluate: { kind: … } or a module-level evaluate function")
+                return None
+            draft = check_case({"id": value["id"], "prompt": value["prompt"]}, here, {"module": self.report.path},
+                               self._report)
+            return [draft] if draft else None
+        cases = value["cases"]
+        if isinstance(cases, list):
+            return read_inline(cases, self.module_file, self.report.path, self._report)
+        if isinstance(cases, str):
+            return self._data_file(cases, value, here.at("cases"), result)
+        if isinstance(cases, dict):
+            return self._transformer(cases, here.at("cases"), result)
+        self.problem(here.at("cases"), "eval-cases",
+                     f"cases must be an array, a .csv/.jsonl path or {{ transformer, sources }}, found {json_type(cases)}")
+        return None
+
+    def _data_file(self, text: str, value: dict, where: Where, result: CompiledEval) -> list[CaseDraft] | None:
+        path, problem = resolve_inside(self.module_file.parent, text, self.root)
+        if problem:
+            self.problem(where, "data-file-path", f"data file {problem}", "data-file paths are relative to the eval module")
+            return None
+        assert path is not None
+        rel = rel_posix(path, self.root)
+        if not rel.endswith((".csv", ".jsonl")):
+            self.problem(where, "data-file-type", f"{text!r} is not a .csv or .jsonl file",
+                         "cases may name a sibling .csv or .jsonl file")
+            return None
+        if not path.is_file():
+            self.problem(where, "data-file-missing", f"data file {text!r} does not exist",
+                         "data-file paths are relative to the eval module, not the config")
+            return None
+        result.data_files.append(rel)
+        data = path.read_bytes()
+        if rel.endswith(".jsonl"):
+            return read_jsonl(data, rel, self.report.path, self._report)
+        if "evaluate" not in value:
+            self.problem(where, "csv-evaluator", "a CSV eval needs an eval-level evaluate of kind non_empty, exact or contains",
+                         "add evaluate: { kind: \"contains\" } and an expected column")
+            return None
+        if value["evaluate"] is None:
+            self.problem(where.at("evaluate"), "csv-evaluator", "a CSV eval cannot use a custom evaluate function",
+                         "use non_empty, exact or contains, or switch to JSONL")
+            return None
+        return read_csv_cases(data, rel, self.report.path, self._report)
+
+    def _transformer(self, spec: dict, where: Where, result: CompiledEval) -> list[CaseDraft] | None:
+        from trunchbull.cases.transformer import expand_transformer
+
+        return expand_transformer(self, spec, where, result)
+
+    def _inherit(self, draft: CaseDraft, value: dict, result: CompiledEval, system_prompt: str | None,
+                 eval_spec: dict | None, single: bool) -> dict | None:
+        tools = draft.tools if draft.tools is not None else (result.tools or [])
+        evaluate = self._case_evaluate(draft, value, result, eval_spec, tools)
+        if evaluate is None:
+            return None
+        name = result.title or result.id
+        title = name if single else f"{name} — {draft.id}"[:TITLE_MAX]
+        return {
+            "id": draft.id,
+            "evalId": result.id,
+            "title": title,
+            "prompt": draft.prompt,
+            "description": draft.description if draft.description is not None else result.description,
+            "systemPrompt": draft.systemPrompt if draft.systemPrompt is not None else system_prompt,
+            "tools": tools,
+            "evaluate": evaluate,
+            "data": draft.data,
+            "source": draft.source,
+            "_where": draft.where,
+        }
+
+    def _case_evaluate(self, draft: CaseDraft, value: dict, result: CompiledEval, eval_spec: dict | None,
+                       tools: list[str]) -> dict | None:
+        if draft.evaluate is not None:
+            spec, problems = validate_spec(draft.evaluate, case_tools=tools)
+            for p in problems:
+                self.problem(draft.where.at("evaluate").at(p.path), p.code, p.message, p.hint)
+            return spec if not problems else None
+        if "expected" in draft.extra and eval_spec is not None:
+            return self._csv_row_spec(draft, eval_spec)
+        if eval_spec is not None:
+            if eval_spec["kind"] == "tool_call_syntax":
+                _, problems = validate_spec(eval_spec, case_tools=tools)
+                for p in problems:
+                    self.problem(draft.where.at("evaluate").at(p.path), p.code, f"(inherited from the eval) {p.message}", p.hint)
+                if problems:
+                    return None
+            return eval_spec
+        if result.custom:
+            return {"kind": "custom", "module": None}  # module filled in at assembly
+        if "evaluate" not in value:
+            self.problem(draft.where, "case-no-evaluator", f"case {draft.id!r} has no evaluator",
+                         "give the case an evaluate spec, or the eval a shared evaluate")
+        return None
+
+    def _csv_row_spec(self, draft: CaseDraft, eval_spec: dict) -> dict | None:
+        kind = eval_spec["kind"]
+        expected = draft.extra["expected"]
+        if kind == "non_empty":
+            return {"kind": "non_empty"}
+        if kind not in CSV_KINDS:
+            return None
+        if not expected:
+            self.problem(draft.where, "csv-expected", f"row {draft.id!r} needs a non-empty expected for evaluator {kind}",
+                         "fill the expected column on every row")
+            return None
+        spec, problems = validate_spec({"kind": kind, "expected": expected})
+        for p in problems:
+            self.problem(draft.where, p.code, f"expected: {p.message}", p.hint)
+        return spec if not problems else None

@@ -1,0 +1,1 @@
+"""Evaluators: spec validation at compile time (specs.py) and grading."""

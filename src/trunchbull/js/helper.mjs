@@ -1,0 +1,97 @@
+// Trusted Node helper of the compiler: reads static configs and bundles
+// modules with esbuild. It never imports user code (inspect.mjs does that, in
+// a sandboxed process). Protocol: one JSON request per stdin line, one JSON
+// response per stdout line; or `helper.mjs REQUEST.json` for a single request.
+import { createRequire } from "node:module";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync, renameSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { readStaticConfig } from "./static_config.mjs";
+
+const toolchain = process.env.TRUNCHBULL_TOOLCHAIN;
+if (!toolchain) {
+  process.stderr.write("TRUNCHBULL_TOOLCHAIN is not set\n");
+  process.exit(2);
+}
+const requireTool = createRequire(join(toolchain, "package.json"));
+const esbuild = requireTool("esbuild");
+const parser = requireTool("@babel/parser");
+
+function configOp({ file }) {
+  return readStaticConfig(parser, readFileSync(file, "utf8"));
+}
+
+function esbuildMessage(m) {
+  const where = m.location ? { file: m.location.file, line: m.location.line, col: m.location.column + 1 } : {};
+  return { ...where, message: m.text, hint: m.notes && m.notes.length ? m.notes.map((n) => n.text).join("; ") : undefined };
+}
+
+async function bundleOne(entry, { absWorkingDir, outDir }) {
+  try {
+    const result = await esbuild.build({
+      entryPoints: [entry],
+      absWorkingDir,
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node22",
+      packages: "external",
+      write: false,
+      metafile: true,
+      outfile: "bundle.mjs",
+      charset: "utf8",
+      legalComments: "none",
+      logLevel: "silent",
+    });
+    const file = result.outputFiles.find((f) => f.path.endsWith(".mjs"));
+    const sha256 = createHash("sha256").update(file.contents).digest("hex");
+    const bundleFile = join(outDir, `${sha256}.mjs`);
+    if (!existsSync(bundleFile)) {
+      const tmp = `${bundleFile}.${process.pid}.tmp`;
+      writeFileSync(tmp, file.contents);
+      renameSync(tmp, bundleFile);
+    }
+    return {
+      entry,
+      ok: true,
+      sha256,
+      bundleFile,
+      inputs: Object.keys(result.metafile.inputs).sort(),
+      warnings: result.warnings.map(esbuildMessage),
+    };
+  } catch (err) {
+    if (err.errors) return { entry, ok: false, errors: err.errors.map(esbuildMessage) };
+    return { entry, ok: false, errors: [{ message: String(err && err.message) }] };
+  }
+}
+
+async function bundleOp({ entries, absWorkingDir, outDir }) {
+  mkdirSync(outDir, { recursive: true });
+  return { results: await Promise.all(entries.map((e) => bundleOne(e, { absWorkingDir, outDir }))) };
+}
+
+const OPS = { config: configOp, bundle: bundleOp };
+
+async function handle(request) {
+  const op = OPS[request.op];
+  if (!op) return { fatal: `unknown op ${request.op}` };
+  try {
+    return await op(request);
+  } catch (err) {
+    return { fatal: String((err && err.stack) || err) };
+  }
+}
+
+if (process.argv[2]) {
+  const response = await handle(JSON.parse(readFileSync(process.argv[2], "utf8")));
+  process.stdout.write(JSON.stringify(response) + "\n");
+  await esbuild.stop?.();
+} else {
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    process.stdout.write(JSON.stringify(await handle(JSON.parse(line))) + "\n");
+  }
+  await esbuild.stop?.();
+}

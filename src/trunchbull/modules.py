@@ -1,0 +1,99 @@
+"""Bundling (esbuild, trusted helper) and inspection (sandboxed Node) of
+eval and tool modules (SPEC §3.3)."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from trunchbull.diagnostics import Diagnostic
+from trunchbull.node import JS_DIR, NodeHelper, Toolchain, run_sandboxed
+from trunchbull.paths import rel_posix
+
+INSPECT_DEADLINE_S = 60.0
+
+
+@dataclass
+class ModuleReport:
+    path: str  # root-relative module path
+    kind: str  # "eval" | "tool"
+    bundle_sha: str | None = None
+    bundle_file: Path | None = None
+    inputs: list[str] = field(default_factory=list)  # root-relative files in the bundle
+    inspection: dict | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.inspection is not None and self.inspection.get("ok", False)
+
+
+def bundle_modules(helper: NodeHelper, root: Path, entries: list[tuple[str, str]], out_dir: Path) -> list[ModuleReport]:
+    """Bundle each (path, kind) entry; bundles land in out_dir as <sha>.mjs."""
+    response = helper.request({"op": "bundle", "entries": [p for p, _ in entries],
+                               "absWorkingDir": str(root), "outDir": str(out_dir)})
+    reports = []
+    for (path, kind), result in zip(entries, response["results"]):
+        report = ModuleReport(path, kind)
+        if result["ok"]:
+            report.bundle_sha = result["sha256"]
+            report.bundle_file = Path(result["bundleFile"])
+            report.inputs = [rel_posix(root / p, root) for p in result["inputs"]]
+        else:
+            for err in result["errors"]:
+                report.diagnostics.append(Diagnostic(
+                    "bundle", err["message"], file=err.get("file") or path, line=err.get("line"),
+                    col=err.get("col"), hint=err.get("hint") or "fix the module so esbuild can bundle it"))
+        reports.append(report)
+    return reports
+
+
+def inspect_modules(reports: list[ModuleReport], *, tc: Toolchain, read_paths: list[Path],
+                    deadline_s: float = INSPECT_DEADLINE_S) -> None:
+    """Import every bundled module in a sandboxed Node process and attach what
+    it exports. A module that hangs or kills the process is reported alone;
+    the rest are inspected in a fresh process."""
+    pending = [r for r in reports if r.bundle_file is not None]
+    while pending:
+        done = _inspect_batch(pending, tc=tc, read_paths=read_paths, deadline_s=deadline_s)
+        pending = pending[done:]
+
+
+def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list[Path], deadline_s: float) -> int:
+    with tempfile.TemporaryDirectory(prefix="trunchbull-inspect-") as tmp:
+        request = Path(tmp) / "request.json"
+        request.write_bytes(orjson.dumps({
+            "modules": [{"bundleFile": str(r.bundle_file), "kind": r.kind} for r in batch],
+            "aiFallback": str(tc.ai_package),
+        }))
+        result = run_sandboxed(JS_DIR / "inspect.mjs", [str(request)], tc=tc, timeout=deadline_s,
+                               read_paths=[*read_paths, Path(tmp), *{r.bundle_file.parent for r in batch}])
+    lines = [line for line in result.stdout.split(b"\n") if line.strip()]
+    for report, line in zip(batch, lines):
+        report.inspection = orjson.loads(line)
+    if len(lines) >= len(batch):
+        return len(batch)
+    stuck = batch[len(lines)]
+    if result.timed_out:
+        message = f"importing the module did not finish within {deadline_s:g} s"
+        hint = "module top-level code must not loop or wait forever"
+    elif "ERR_ACCESS_DENIED" in result.stderr:
+        message = "importing the module tried an operation the sandbox forbids: " + _last_error_line(result.stderr)
+        hint = "module code may not write files, start processes or read outside the benchmark"
+    elif result.returncode == 13 or "unsettled top-level await" in result.stderr.lower():
+        message = "the module's top-level await never settled"
+        hint = "do not await a promise that never resolves at module level"
+    else:
+        message = f"importing the module crashed Node (exit {result.returncode}): {_last_error_line(result.stderr)}"
+        hint = "see the error; module top-level code must run without side effects"
+    stuck.diagnostics.append(Diagnostic("module-import", message, file=stuck.path, hint=hint))
+    return len(lines) + 1
+
+
+def _last_error_line(stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip() and not line.startswith("Node.js v")]
+    errors = [line for line in lines if "Error" in line]
+    return (errors or lines or ["no output"])[-1][:500]

@@ -1,0 +1,187 @@
+"""The pinned Node toolchain (Node 22, esbuild, parser, AI SDK) and running
+Node: the trusted helper process, and sandboxed runs of user code."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from trunchbull.diagnostics import UsageError
+
+JS_DIR = Path(__file__).resolve().parent / "js"
+DEFAULT_MEMORY_MB = 2048
+
+
+def cache_root() -> Path:
+    configured = os.environ.get("TRUNCHBULL_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "trunchbull"
+
+
+def _lock_dir() -> Path:
+    """Where the toolchain's package.json + package-lock.json are: the source
+    checkout's third_party/npm, or the copy installed as package data."""
+    checkout = Path(__file__).resolve().parents[2] / "third_party" / "npm"
+    if (checkout / "package-lock.json").is_file():
+        return checkout
+    from importlib.resources import files
+
+    return Path(str(files("trunchbull.toolchain")))
+
+
+def toolchain_dir() -> Path:
+    configured = os.environ.get("TRUNCHBULL_TOOLCHAIN")
+    if configured:
+        path = Path(configured)
+        if not (path / "node_modules" / ".bin" / "node").exists():
+            raise UsageError(f"TRUNCHBULL_TOOLCHAIN={configured} holds no installed toolchain (node_modules/.bin/node)")
+        return path
+    lock_dir = _lock_dir()
+    digest = hashlib.sha256((lock_dir / "package-lock.json").read_bytes()).hexdigest()[:16]
+    target = cache_root() / "toolchain" / digest
+    if not (target / "node_modules" / ".bin" / "node").exists():
+        _install_toolchain(lock_dir, target)
+    return target
+
+
+def _install_toolchain(lock_dir: Path, target: Path) -> None:
+    npm = shutil.which("npm")
+    if not npm:
+        raise UsageError("npm is required once, to install the pinned Node toolchain")
+    print("trunchbull: installing the pinned Node toolchain (first use)", file=sys.stderr)
+    staging = target.with_name(target.name + f".tmp{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(lock_dir / name, staging / name)
+    result = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=staging,
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise UsageError(f"installing the Node toolchain failed:\n{result.stderr.strip()}")
+    try:
+        staging.rename(target)
+    except OSError:  # another process installed it first
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    root: Path
+
+    @property
+    def node(self) -> Path:
+        return (self.root / "node_modules" / ".bin" / "node").resolve()
+
+    @property
+    def ai_package(self) -> Path:
+        return self.root / "node_modules" / "ai" / "dist" / "index.mjs"
+
+    def base_env(self) -> dict[str, str]:
+        """A minimal, deterministic environment for Node processes."""
+        env = {"TRUNCHBULL_TOOLCHAIN": str(self.root), "PATH": str(self.node.parent)}
+        for passthrough in ("NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE"):
+            if passthrough in os.environ:
+                env[passthrough] = os.environ[passthrough]
+        return env
+
+
+_toolchain: Toolchain | None = None
+
+
+def toolchain() -> Toolchain:
+    global _toolchain
+    if _toolchain is None:
+        _toolchain = Toolchain(toolchain_dir())
+    return _toolchain
+
+
+class NodeHelper:
+    """The trusted helper (js/helper.mjs): config reading and esbuild bundling.
+    One long-lived process per compile, answering one JSON line per request."""
+
+    def __init__(self, tc: Toolchain):
+        self._proc = subprocess.Popen(
+            [str(tc.node), str(JS_DIR / "helper.mjs")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=tc.base_env(),
+        )
+        self._lock = threading.Lock()
+
+    def request(self, payload: dict) -> dict:
+        with self._lock:
+            assert self._proc.stdin and self._proc.stdout
+            self._proc.stdin.write(orjson.dumps(payload) + b"\n")
+            self._proc.stdin.flush()
+            line = self._proc.stdout.readline()
+        if not line:
+            err = self._proc.stderr.read().decode(errors="replace") if self._proc.stderr else ""
+            raise UsageError(f"the Node helper stopped unexpectedly: {err.strip()[-2000:]}")
+        response = orjson.loads(line)
+        if "fatal" in response:
+            raise UsageError(f"the Node helper failed: {response['fatal']}")
+        return response
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            assert self._proc.stdin
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+
+    def __enter__(self) -> "NodeHelper":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+@dataclass
+class SandboxResult:
+    returncode: int | None  # None: killed at the deadline
+    stdout: bytes
+    stderr: str
+    timed_out: bool
+
+
+def sandbox_flags(read_paths: list[Path], memory_mb: int = DEFAULT_MEMORY_MB) -> list[str]:
+    """Node's permission model: reads only where listed; no writes, child
+    processes, workers or native addons."""
+    flags = ["--permission", f"--max-old-space-size={memory_mb}", "--disable-warning=ExperimentalWarning"]
+    for path in sorted({str(p) for p in read_paths}):
+        flags.append(f"--allow-fs-read={path}")
+    return flags
+
+
+def run_sandboxed(script: Path, args: list[str], *, read_paths: list[Path], timeout: float,
+                  tc: Toolchain, env: dict[str, str] | None = None, cwd: Path | None = None,
+                  memory_mb: int = DEFAULT_MEMORY_MB) -> SandboxResult:
+    cmd = [str(tc.node), *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb), str(script), *args]
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env if env is not None else tc.base_env(), cwd=cwd, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return SandboxResult(proc.returncode, out, err.decode(errors="replace"), False)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        return SandboxResult(None, out, err.decode(errors="replace"), True)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, 9)
+    except ProcessLookupError:
+        pass
