@@ -29,19 +29,26 @@ def read_csv_cases(data: bytes, data_path: str, module_path: str, report: Report
         return []
     try:
         frame = pl.read_csv(io.BytesIO(data), infer_schema=False, has_header=True, quote_char='"',
-                            missing_utf8_is_empty_string=True, raise_if_empty=False)
+                            empty_string_is_null=False, raise_if_empty=False)
     except Exception:  # polars rejects ragged rows without naming the line
         _report_ragged_rows(text, len(header), data_path, report)
         return []
-    rows = frame.rows()
-    lines = _row_lines(text, rows, len(header), data_path, report)
+    lines = _row_lines(text, frame.rows(), len(header), data_path, report)
     if lines is None:
+        return []
+    # polars reads a blank line as a row of nulls, and a short row as nulls at its end
+    rows = [(values, line) for values, line in zip(frame.rows(), lines) if any(v is not None for v in values)]
+    short = [line for values, line in rows if any(v is None for v in values)]
+    for line in short:
+        report(Where(data_path, line), "csv-row", f"row has fewer fields than the header's {len(header)}",
+               "every row needs a value (possibly empty) for each column")
+    if short:
         return []
     if not rows:
         report(Where(data_path, 1), "cases-empty", "the CSV file has a header but no cases", "add at least one row")
         return []
     drafts = []
-    for values, line in zip(rows, lines):
+    for values, line in rows:
         row = dict(zip(header, values))
         obj = {"id": row["id"], "prompt": row["prompt"]}
         if row.get("description"):
@@ -81,17 +88,16 @@ def _row_lines(text: str, rows: list[tuple], width: int, data_path: str, report:
     body = text[:-1] if text.endswith("\n") else text
     if line - 1 == body.count("\n") + 1:
         return lines
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(io.StringIO(text))  # the rare layouts the count above cannot follow
     next(reader)
     lines, start = [], reader.line_num + 1
-    for record in reader:
-        if record:
-            if len(record) != width:
-                report(Where(data_path, start), "csv-row", f"row has {len(record)} fields; the header has {width}", None)
-                return None
-            lines.append(start)
+    for _record in reader:
+        lines.append(start)
         start = reader.line_num + 1
-    return lines if len(lines) == len(rows) else None
+    if len(lines) != len(rows):
+        report(Where(data_path), "csv-syntax", "the CSV file could not be parsed consistently", "check its quoting (RFC 4180)")
+        return None
+    return lines
 
 
 def _report_ragged_rows(text: str, width: int, data_path: str, report: Report) -> None:
