@@ -4,7 +4,7 @@
 //   { "i": <call id>, "module": "<absolute path of the bundle>",
 //     "input": { output, caseData, toolCalls, normalizedToolCalls, finishReason, usage } }
 // and are evaluated strictly one at a time, in order. Each answer is one JSON
-// line on file descriptor 3 (so user code printing to stdout cannot corrupt
+// line on the file descriptor argv[3] (so user code printing to stdout cannot corrupt
 // the protocol):
 //   { "i", "outcome": "pass" | "fail" | "error", "score", "message", "details", "ms" }
 // The deadline (argv[2] ms) is enforced here for asynchronous evaluators; the
@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url";
 import { toJsonData } from "./json_walk.mjs";
 
 const DEADLINE_MS = Number(process.argv[2] || 5000);
-const PROTOCOL_FD = 3;
+const PROTOCOL_FD = Number(process.argv[3] || 3);
 const RESULT_KEYS = new Set(["passed", "score", "message", "details"]);
 const modules = new Map();
 let current = null; // { fail(reason) } of the call in progress
