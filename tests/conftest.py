@@ -1,0 +1,58 @@
+"""Shared fixtures: run the real CLI on real benchmark directories."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "examples"
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def diagnostics(self) -> list[dict]:
+        return orjson.loads(self.stdout)
+
+
+def run_cli(*args: str | Path, cwd: Path | None = None, env: dict | None = None) -> CliResult:
+    merged = dict(os.environ)
+    merged["PYTHONPATH"] = str(REPO / "src")
+    merged.update(env or {})
+    proc = subprocess.run([sys.executable, "-m", "trunchbull", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, env=merged)
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    return root
+
+
+@pytest.fixture
+def bench(tmp_path):
+    """Factory: write a benchmark from {path: content} and return its root."""
+    def make(files: dict[str, str | bytes], name: str = "bench") -> Path:
+        return write_tree(tmp_path / name, files)
+    return make
+
+
+def read_cases(release: Path) -> list[dict]:
+    return [orjson.loads(line) for line in (release / "cases.jsonl").read_bytes().splitlines()]
