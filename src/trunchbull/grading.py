@@ -1,0 +1,479 @@
+"""`trunchbull grade` (SPEC §4, §6): grade recorded model responses against a
+release, write one result per case, and summarize per eval and overall.
+
+Exit codes: 0 every case was graded (and `--fail-under` is met), 1
+`--fail-under` is not met (or cases ended in `error`, so the rate cannot be
+trusted), 2 unusable input (a release that does not verify, a responses file
+with bad JSON, unknown or duplicate case IDs, wrong field types, or cases
+without a response).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from trunchbull.diagnostics import Diagnostic, UsageError, render_text
+from trunchbull.evaluators.builtin import prepare
+from trunchbull.evaluators.toolcalls import ToolSchemas, normalize_tool_calls
+
+EXIT_OK, EXIT_FAIL_UNDER, EXIT_UNUSABLE = 0, 1, 2
+MAX_REPORTED = 50  # diagnostics printed per run; the rest are counted
+RESPONSE_KEYS = ("caseId", "output", "toolCalls", "finishReason", "usage")
+
+
+class GradeInputError(Exception):
+    """The release or the responses file cannot be graded (exit 2)."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__(f"{len(diagnostics)} problem(s)")
+        self.diagnostics = diagnostics
+
+
+# --------------------------------------------------------------------------- release
+
+
+@dataclass
+class LoadedRelease:
+    path: Path
+    manifest: dict
+    cases: list[dict]
+    files: dict[str, bytes]
+
+    @property
+    def digest(self) -> str:
+        return self.manifest["digest"]
+
+
+def load_release(path: Path) -> LoadedRelease:
+    from trunchbull.release import ReleaseError, load_cases, read_release, verify
+
+    if not path.exists():
+        raise UsageError(f"{path}: no such release directory or .tar")
+    try:
+        release = read_release(path)
+    except (ReleaseError, OSError) as err:
+        raise UsageError(str(err)) from None
+    problems = verify(release)
+    if problems:
+        shown = "\n  ".join(problems[:10])
+        raise UsageError(f"{path} does not verify, so it cannot be graded against:\n  {shown}")
+    manifest = release.manifest
+    if manifest.get("protocolVersion") != 1:
+        raise UsageError(f"{path}: release protocolVersion {manifest.get('protocolVersion')!r} is not supported (expected 1)")
+    return LoadedRelease(path, manifest, load_cases(release), release.files)
+
+
+# --------------------------------------------------------------------------- responses
+
+
+@dataclass
+class Response:
+    line: int
+    output: str
+    tool_calls: list
+    finish_reason: Any
+    usage: Any
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def parse_responses(data: bytes, display: str, case_ids: dict[str, Any]) -> tuple[dict[str, Response], list[Diagnostic]]:
+    """Responses by case ID and the problems found (all of them, one pass)."""
+    problems: list[Diagnostic] = []
+    responses: dict[str, Response] = {}
+    unknown_suggested = 0
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    loads = orjson.loads
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if not raw or raw.isspace():
+            continue
+        try:
+            obj = loads(raw)
+        except orjson.JSONDecodeError as err:
+            problems.append(Diagnostic("response-json", f"invalid JSON: {err.msg}", display, number, err.colno,
+                                       "each line must be one complete JSON object"))
+            continue
+        if type(obj) is not dict:
+            problems.append(Diagnostic("response-invalid", f"a response must be a JSON object, found {_kind(obj)}",
+                                       display, number))
+            continue
+        case_id = obj.get("caseId")
+        if type(case_id) is not str:
+            problems.append(Diagnostic("response-invalid",
+                                       "a response needs a string caseId" + ("" if "caseId" not in obj else f", found {_kind(case_id)}"),
+                                       display, number))
+            continue
+        bad = False
+        output = obj.get("output")
+        if type(output) is not str:
+            problems.append(Diagnostic("response-invalid",
+                                       f"response for {case_id!r}: output must be a string, "
+                                       + ("but it is missing" if "output" not in obj else f"found {_kind(output)}"),
+                                       display, number, hint="a response with only tool calls has output \"\""))
+            bad = True
+        tool_calls = obj.get("toolCalls")
+        if tool_calls is None:
+            tool_calls = []
+        elif type(tool_calls) is not list:
+            problems.append(Diagnostic("response-invalid", f"response for {case_id!r}: toolCalls must be an array, found {_kind(tool_calls)}",
+                                       display, number))
+            bad = True
+        finish = obj.get("finishReason")
+        if finish is not None and type(finish) is not str:
+            problems.append(Diagnostic("response-invalid", f"response for {case_id!r}: finishReason must be a string, found {_kind(finish)}",
+                                       display, number))
+            bad = True
+        usage = obj.get("usage")
+        if usage is not None and type(usage) is not dict:
+            problems.append(Diagnostic("response-invalid", f"response for {case_id!r}: usage must be an object, found {_kind(usage)}",
+                                       display, number))
+            bad = True
+        if case_id not in case_ids:
+            hint = None
+            if unknown_suggested < 5:
+                from trunchbull.ids import suggest
+
+                unknown_suggested += 1
+                near = suggest(case_id, list(case_ids))
+                hint = f"did you mean {near!r}?" if near else None
+            problems.append(Diagnostic("response-unknown-case", f"unknown caseId {case_id!r}: the release has no such case",
+                                       display, number, hint=hint or "check that the responses belong to this release"))
+            continue
+        previous = responses.get(case_id)
+        if previous is not None:
+            problems.append(Diagnostic("response-duplicate",
+                                       f"duplicate response for case {case_id!r} (first at line {previous.line})",
+                                       display, number, hint="each case needs exactly one response"))
+            continue
+        responses[case_id] = Response(number, output if not bad else "", tool_calls if not bad else [], finish, usage)
+    return responses, problems
+
+
+# --------------------------------------------------------------------------- grading
+
+
+@dataclass
+class Graded:
+    release: LoadedRelease
+    results: list[dict]
+    missing: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _custom_modules_dir(release: LoadedRelease, workdir: Path) -> tuple[Path, list[Path]]:
+    """Where the bundles are on disk for Node, and what the workers may read.
+    With runtime dependencies, the bundles are placed beside an installed
+    node_modules (from the release's package.json and lockfile)."""
+    deps = release.manifest.get("dependencies")
+    if release.path.is_dir() and not deps:
+        modules = (release.path / "modules").resolve()
+        return modules, [modules]
+    target = workdir / "modules"
+    target.mkdir(parents=True)
+    for name, data in release.files.items():
+        if name.startswith("modules/"):
+            (workdir / name).write_bytes(data)
+    read = [workdir.resolve()]
+    if deps:
+        from trunchbull.deps import Dependencies, install
+        from trunchbull.node import toolchain
+
+        pkg_dir = workdir / "package"
+        pkg_dir.mkdir()
+        package_json = deps.get("packageJson") or "package.json"
+        lockfile = deps.get("lockfile")
+        for name in (package_json, lockfile):
+            if name:
+                (pkg_dir / Path(name).name).write_bytes(release.files[name])
+        installed = install(Dependencies(pkg_dir / Path(package_json).name,
+                                         pkg_dir / Path(lockfile).name if lockfile else None), toolchain())
+        os.symlink(installed / "node_modules", workdir / "node_modules")
+        read.append(installed.resolve())
+    return target.resolve(), read
+
+
+def grade(release: LoadedRelease, responses: dict[str, Response], responses_display: str) -> Graded:
+    started = time.perf_counter()
+    digest = release.digest
+    schemas = ToolSchemas(release.manifest.get("tools") or [])
+    results: list[dict] = []
+    custom: list[tuple[int, str, dict]] = []  # (result index, module name, input)
+    missing: list[str] = []
+    graders: dict[int, Any] = {}
+    perf = time.perf_counter
+    for case in release.cases:
+        case_id = case["id"]
+        spec = case["evaluate"]
+        kind = spec.get("kind")
+        row = {"caseId": case_id, "evalId": case["evalId"], "outcome": "error", "score": None, "message": None,
+               "details": None, "evaluator": kind, "durationMs": 0.0, "releaseDigest": digest}
+        results.append(row)
+        response = responses.get(case_id)
+        if response is None:
+            missing.append(case_id)
+            row["message"] = f"no response for this case in {responses_display}"
+            continue
+        if kind == "custom":
+            custom.append((len(results) - 1, spec["module"], {
+                "output": response.output, "caseData": case.get("data"), "toolCalls": response.tool_calls,
+                "normalizedToolCalls": normalize_tool_calls(response.tool_calls),
+                "finishReason": response.finish_reason, "usage": response.usage}))
+            continue
+        t0 = perf()
+        key = id(spec)
+        grader = graders.get(key)
+        if grader is None:
+            try:
+                grader = prepare(spec, case.get("tools") or [], schemas)
+            except ValueError as err:
+                row["message"] = f"the release's evaluator spec cannot be graded: {err}"
+                continue
+            graders[key] = grader
+        calls = normalize_tool_calls(response.tool_calls) if kind == "tool_call_syntax" else ()
+        try:
+            outcome, score, message, details = grader(response.output, calls)
+        except Exception as err:  # noqa: BLE001 - an evaluator bug must not stop the other cases
+            outcome, score, message, details = "error", None, f"the {kind} evaluator failed: {type(err).__name__}: {err}", None
+        row["outcome"] = outcome
+        row["score"] = score
+        row["message"] = message
+        row["details"] = details
+        row["durationMs"] = round((perf() - t0) * 1000, 4)
+    if custom:
+        _grade_custom(release, custom, results)
+    return Graded(release, results, missing, time.perf_counter() - started)
+
+
+def _grade_custom(release: LoadedRelease, custom: list[tuple[int, str, dict]], results: list[dict]) -> None:
+    from trunchbull.evaluators.pool import Call, EvaluatorPool
+
+    with tempfile.TemporaryDirectory(prefix="trunchbull-grade-") as tmp:
+        modules_dir, read_paths = _custom_modules_dir(release, Path(tmp))
+        calls = []
+        for index, module, payload in custom:
+            name = module.split("/", 1)[1] if module.startswith("modules/") else module
+            if module not in release.files or "/" in name:
+                row = results[index]
+                row["message"] = f"the release has no evaluator module {module!r}"
+                calls.append(None)
+                continue
+            calls.append(Call(str(modules_dir / name), payload))
+        runnable = [c for c in calls if c is not None]
+        with EvaluatorPool(read_paths) as pool:
+            answers = iter(pool.run(runnable))
+        for (index, _module, _payload), call in zip(custom, calls):
+            if call is None:
+                continue
+            answer = next(answers)
+            row = results[index]
+            row["outcome"] = answer.outcome
+            row["score"] = None if answer.outcome == "error" or answer.score is None else float(answer.score)
+            row["message"] = answer.message
+            row["details"] = answer.details
+            row["durationMs"] = answer.duration_ms
+
+
+# --------------------------------------------------------------------------- results and summary
+
+
+def write_results(path: Path, results: list[dict]) -> None:
+    """One JSON line per case, in release order; written to a temporary file and
+    renamed into place."""
+    path = path.absolute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dumps = orjson.dumps
+    data = b"".join([dumps(row) + b"\n" for row in results])
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def summarize(graded: Graded) -> dict:
+    """Per eval (release order) and overall: cases, passed, failed, errors,
+    passRate = passed / (passed + failed), meanScore over graded cases. Cases in
+    `error` are infrastructure failures: counted, never folded into the rates."""
+    import polars as pl
+
+    results = graded.results
+    frame = pl.DataFrame(
+        {"evalId": [r["evalId"] for r in results], "outcome": [r["outcome"] for r in results],
+         "score": [r["score"] for r in results]},
+        schema={"evalId": pl.String, "outcome": pl.String, "score": pl.Float64},
+    )
+    aggregations = [
+        pl.len().alias("cases"),
+        (pl.col("outcome") == "pass").sum().alias("passed"),
+        (pl.col("outcome") == "fail").sum().alias("failed"),
+        (pl.col("outcome") == "error").sum().alias("errors"),
+        pl.col("score").mean().alias("meanScore"),
+    ]
+    rate = pl.when(pl.col("passed") + pl.col("failed") > 0).then(
+        pl.col("passed") / (pl.col("passed") + pl.col("failed"))).otherwise(None).alias("passRate")
+    order = {e["id"]: i for i, e in enumerate(graded.release.manifest.get("evals") or [])}
+    per_eval = frame.group_by("evalId", maintain_order=True).agg(aggregations).with_columns(rate)
+    overall = frame.select(aggregations).with_columns(rate)
+    evals = sorted(per_eval.to_dicts(), key=lambda row: order.get(row["evalId"], len(order)))
+    manifest = graded.release.manifest
+    return {
+        "release": {"title": manifest.get("title"), "version": manifest.get("version"), "digest": graded.release.digest},
+        "evals": [_clean(row) for row in evals],
+        "overall": _clean(overall.to_dicts()[0]),
+        "missing": len(graded.missing),
+    }
+
+
+def _clean(row: dict) -> dict:
+    out = {key: row[key] for key in ("evalId", "cases", "passed", "failed", "errors", "passRate", "meanScore") if key in row}
+    for key in ("passRate", "meanScore"):
+        if out.get(key) is not None:
+            out[key] = round(out[key], 6)
+    return out
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.1f}%"
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def render_summary(summary: dict) -> str:
+    release = summary["release"]
+    title = release["title"] + (f" {release['version']}" if release.get("version") else "")
+    rows = [*summary["evals"], {**summary["overall"], "evalId": "overall"}]
+    width = max(len("eval"), *(len(r["evalId"]) for r in rows))
+    header = f"{'eval':<{width}}  {'cases':>6}  {'pass':>6}  {'fail':>6}  {'error':>6}  {'pass rate':>9}  {'mean score':>10}"
+    lines = [f"release {title} ({release['digest']})", header, "-" * len(header)]
+    for i, r in enumerate(rows):
+        if i == len(rows) - 1:
+            lines.append("-" * len(header))
+        lines.append(f"{r['evalId']:<{width}}  {r['cases']:>6}  {r['passed']:>6}  {r['failed']:>6}  {r['errors']:>6}  "
+                     f"{_pct(r['passRate']):>9}  {_score(r['meanScore']):>10}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- command
+
+
+def _fail_under_verdict(summary: dict, rate: float) -> tuple[bool, str]:
+    overall = summary["overall"]
+    if overall["errors"]:
+        return False, (f"--fail-under {rate:g}: {overall['errors']} case(s) ended in error (infrastructure failures), "
+                       "so the pass rate cannot be trusted")
+    if overall["passRate"] is None:
+        return False, f"--fail-under {rate:g}: no case was graded"
+    if overall["passRate"] < rate:
+        return False, f"--fail-under {rate:g}: the overall pass rate {overall['passRate']:.4g} is below {rate:g}"
+    return True, f"--fail-under {rate:g}: met (pass rate {overall['passRate']:.4g})"
+
+
+def _print_diagnostics(diagnostics: list[Diagnostic]) -> None:
+    shown = diagnostics[:MAX_REPORTED]
+    text = render_text(shown)
+    if len(diagnostics) > len(shown):
+        text += f"\n… and {len(diagnostics) - len(shown)} more problem(s)"
+    print(text, file=sys.stderr)
+
+
+def run_grade_command(release: Path, responses: Path, output: Path | None, *, json_summary: bool,
+                      fail_under: float | None) -> int:
+    """Prints the summary to stdout and diagnostics to stderr; returns the exit
+    code (0 graded, 1 --fail-under not met, 2 unusable input)."""
+    display = str(responses)
+    if fail_under is not None and not (0.0 <= fail_under <= 1.0):
+        print(f"error: --fail-under takes a pass rate between 0 and 1, got {fail_under:g}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    try:
+        loaded = load_release(Path(release))
+        try:
+            data = Path(responses).read_bytes()
+        except OSError as err:
+            raise UsageError(f"cannot read the responses file {display}: {err.strerror or err}") from None
+        case_ids = {case["id"]: case for case in loaded.cases}
+        parsed, problems = parse_responses(data, display, case_ids)
+        if problems:
+            _print_diagnostics(problems)
+            print(f"error: {display} cannot be graded: {len(problems)} problem(s); nothing was written", file=sys.stderr)
+            return EXIT_UNUSABLE
+        graded = grade(loaded, parsed, display)
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    if output is not None:
+        write_results(Path(output), graded.results)
+    summary = summarize(graded)
+    code = EXIT_OK
+    met = None
+    if graded.missing:
+        shown = ", ".join(repr(c) for c in graded.missing[:10]) + (" …" if len(graded.missing) > 10 else "")
+        print(render_text([Diagnostic("response-missing",
+                                      f"no response for {len(graded.missing)} of {len(graded.results)} case(s): {shown}",
+                                      display, hint="they are recorded as outcome \"error\"; every case needs a response")]),
+              file=sys.stderr)
+        code = EXIT_UNUSABLE
+    if fail_under is not None:
+        met, verdict = _fail_under_verdict(summary, fail_under)
+        if not met and code == EXIT_OK:
+            code = EXIT_FAIL_UNDER
+        print(verdict, file=sys.stderr)
+    overall = summary["overall"]
+    if overall["errors"] and not graded.missing:
+        print(f"warning: {overall['errors']} case(s) ended in error (infrastructure failures, see their messages)",
+              file=sys.stderr)
+    if json_summary:
+        summary_out = {**summary, "results": str(output) if output is not None else None,
+                       "failUnder": None if fail_under is None else {"rate": fail_under, "met": met},
+                       "exitCode": code}
+        sys.stdout.write(orjson.dumps(summary_out, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        print(render_summary(summary))
+        if output is not None:
+            print(f"results: {output}")
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m trunchbull.grading")
+    parser.add_argument("release", type=Path)
+    parser.add_argument("responses", type=Path)
+    parser.add_argument("-o", "--out", type=Path)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--fail-under", type=float)
+    args = parser.parse_args(argv)
+    return run_grade_command(args.release, args.responses, args.out, json_summary=args.json, fail_under=args.fail_under)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
