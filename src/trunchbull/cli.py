@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 
 from trunchbull import __version__
-from trunchbull.diagnostics import Diagnostic, UsageError, render_json, render_text
+from trunchbull.diagnostics import Diagnostic, UsageError, render_json, render_text, report_internal_error
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except Exception as err:  # noqa: BLE001 - a bug must still end in one clear line
+        return report_internal_error(err)
 
 
 def _print_diagnostics(diagnostics: list[Diagnostic], root_prefix: str, as_json: bool) -> None:
@@ -162,7 +164,7 @@ def cmd_verify(args) -> int:
     for problem in problems:
         print(f"{args.release}: {problem}", file=sys.stderr)
     if problems:
-        print(f"trunchbull: release does not verify ({len(problems)} problems)", file=sys.stderr)
+        print(f"trunchbull: release does not verify ({len(problems)} problem{'s' * (len(problems) != 1)})", file=sys.stderr)
         return EXIT_INVALID
     print(f"ok: {args.release} verifies")
     return EXIT_OK

@@ -11,7 +11,7 @@ from typing import Callable
 from trunchbull import __version__
 from trunchbull.config import BenchmarkConfig, locate_root, read_config
 from trunchbull.deps import Dependencies, find_dependencies, install
-from trunchbull.diagnostics import Diagnostics
+from trunchbull.diagnostics import Diagnostic, Diagnostics
 from trunchbull.discovery import discover
 from trunchbull.evals import CompiledEval, EvalCompiler
 from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
@@ -53,80 +53,118 @@ def find_entrypoints(config: BenchmarkConfig, diags: Diagnostics) -> Entrypoints
     return Entrypoints(evals, tools, config.evals is not None)
 
 
-def compile_benchmark(path: Path, progress: Progress = _quiet) -> CompileOutcome:
+@dataclass
+class Expansion:
+    """The expand stage's result for one module listed as an eval."""
+    path: str
+    has_default: bool
+    imports: list[str]  # root-relative files bundled into it
+    transformer: str | None  # root-relative module its cases.transformer names
+    eval: CompiledEval | None
+    diagnostics: list[Diagnostic]
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "hasDefault": self.has_default, "imports": self.imports,
+                "transformer": self.transformer, "eval": self.eval.to_json() if self.eval else None,
+                "diagnostics": [d.to_json() for d in self.diagnostics]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Expansion":
+        return cls(data["path"], data["hasDefault"], data["imports"], data["transformer"],
+                   CompiledEval.from_json(data["eval"]) if data["eval"] else None,
+                   [Diagnostic.from_json(d) for d in data["diagnostics"]])
+
+
+def load_config(path: Path, helper: NodeHelper) -> tuple[BenchmarkConfig, Entrypoints, Diagnostics]:
+    """Stage 1: roots, static config, discovery."""
     root, config_path = locate_root(path)
     diags = Diagnostics()
-    outcome = CompileOutcome(root, diags)
+    config = read_config(root, config_path, helper, diags)
+    return config, find_entrypoints(config, diags), diags
+
+
+def compile_benchmark(path: Path, progress: Progress = _quiet) -> CompileOutcome:
+    """All stages in one process, batching Node work (one helper process
+    bundles every module; one sandboxed process inspects them all)."""
     tc = toolchain()
     with NodeHelper(tc) as helper:
         progress("reading config")
-        config = read_config(root, config_path, helper, diags)
-        entries = find_entrypoints(config, diags)
+        config, entries, diags = load_config(path, helper)
+        outcome = CompileOutcome(config.root, diags)
         if diags.has_errors():
             return outcome
-        deps = find_dependencies(root, config.repo_root)
+        deps = find_dependencies(config.root, config.repo_root)
         install_dir = None
         if deps:
             progress("installing dependencies")
             install_dir = install(deps, tc)
         progress(f"bundling {len(entries.evals) + len(entries.tools)} modules")
         bundle_dir = (install_dir or cache_root()) / "bundles"
-        reports = bundle_modules(helper, root, [(p, "eval") for p in entries.evals] + [(p, "tool") for p in entries.tools],
-                                 bundle_dir)
+        reports = bundle_modules(helper, config.root,
+                                 [(p, "eval") for p in entries.evals] + [(p, "tool") for p in entries.tools], bundle_dir)
     progress("inspecting modules")
-    inspect_modules(reports, tc=tc, read_paths=[root, bundle_dir, *([install_dir] if install_dir else [])])
-    for report in reports:
-        diags.extend(report.diagnostics)
+    inspect_modules(reports, tc=tc, read_paths=[config.root, bundle_dir, *([install_dir] if install_dir else [])])
     progress("expanding cases")
-    evals, tools = expand(config, entries, reports, diags)
-    outcome.evals = evals
-    check_release(evals, tools, config, diags)
-    if diags.has_errors():
-        return outcome
+    expansions = [expand_module(r, config.root) for r in reports if r.kind == "eval"]
     progress("freezing release")
-    outcome.release = freeze(config, evals, tools, reports, deps, diags)
+    outcome.release, outcome.evals = assemble(config, entries, deps, reports, expansions, diags)
     return outcome
 
 
-def expand(config: BenchmarkConfig, entries: Entrypoints, reports: list[ModuleReport],
-           diags: Diagnostics) -> tuple[list[CompiledEval], list[CompiledTool]]:
-    eval_reports = [r for r in reports if r.kind == "eval" and r.ok]
+def expand_module(report: ModuleReport, root: Path) -> Expansion:
+    """Stage 4, per eval module: validate its export and expand its cases."""
+    diags = Diagnostics()
+    inspection = report.inspection or {}
+    has_default = "default" in inspection
+    value = (inspection.get("default") or {}).get("value")
+    cases = value.get("cases") if isinstance(value, dict) else None
+    transformer = None
+    if isinstance(cases, dict) and isinstance(cases.get("transformer"), str):
+        path, _ = resolve_inside((root / report.path).parent, cases["transformer"], root)
+        transformer = rel_posix(path, root) if path is not None else None
+    compiled = EvalCompiler(report, root, diags).compile() if report.ok and has_default else None
+    return Expansion(report.path, has_default, report.inputs, transformer, compiled, diags.items)
+
+
+def assemble(config: BenchmarkConfig, entries: Entrypoints, deps: Dependencies | None, reports: list[ModuleReport],
+             expansions: list[Expansion], diags: Diagnostics) -> tuple[ReleaseFiles | None, list[CompiledEval]]:
+    """Stages 5-6: decide which modules are evals, check release-wide rules, freeze."""
+    skipped = set() if entries.evals_listed else _non_eval_modules(expansions)
     for report in reports:
+        if report.path in skipped:
+            continue
+        diags.extend(report.diagnostics)
         if report.inspection is not None and not report.ok:
             diags.error("module-import", f"importing the module failed: {report.inspection.get('importError')}",
                         file=report.path, hint="the module must import without errors in Node")
-    skipped = set() if entries.evals_listed else _non_eval_modules(config.root, eval_reports)
     evals: list[CompiledEval] = []
-    for report in eval_reports:
-        if report.path in skipped:
+    by_path = {r.path: r for r in reports}
+    for expansion in expansions:
+        if expansion.path in skipped or not by_path[expansion.path].ok:
             continue
-        if "default" not in report.inspection:
-            hint = ("move helpers out of evals/ or list evals explicitly in benchmark.config"
-                    if not entries.evals_listed else "an eval module must `export default { id, … }`")
-            diags.error("eval-no-default", "the eval module has no default export", file=report.path, hint=hint)
-            continue
-        compiled = EvalCompiler(report, config.root, diags).compile()
-        if compiled:
-            evals.append(compiled)
+        diags.extend(expansion.diagnostics)
+        if not expansion.has_default:
+            hint = ("an eval module must `export default { id, … }`" if entries.evals_listed
+                    else "move helpers out of evals/ or list evals explicitly in benchmark.config")
+            diags.error("eval-no-default", "the eval module has no default export", file=expansion.path, hint=hint)
+        elif expansion.eval:
+            evals.append(expansion.eval)
     tools: list[CompiledTool] = []
     for report in reports:
         if report.kind == "tool" and report.ok:
             tools.extend(compile_tool_module(report, config.root, diags))
-    return evals, tools
+    check_release(evals, tools, config, diags)
+    if diags.has_errors():
+        return None, evals
+    return freeze(config, evals, tools, reports, deps, diags), evals
 
 
-def _non_eval_modules(root: Path, eval_reports: list[ModuleReport]) -> set[str]:
+def _non_eval_modules(expansions: list[Expansion]) -> set[str]:
     """Discovered modules that are not evals: helpers (no default export,
     imported by another eval module) and transformers named by an eval."""
-    imported = {path for r in eval_reports for path in r.inputs if path != r.path}
-    skipped = {r.path for r in eval_reports if "default" not in r.inspection and r.path in imported}
-    for report in eval_reports:
-        value = (report.inspection.get("default") or {}).get("value")
-        cases = value.get("cases") if isinstance(value, dict) else None
-        if isinstance(cases, dict) and isinstance(cases.get("transformer"), str):
-            path, problem = resolve_inside((root / report.path).parent, cases["transformer"], root)
-            if path is not None:
-                skipped.add(rel_posix(path, root))
+    imported = {path for e in expansions for path in e.imports if path != e.path}
+    skipped = {e.path for e in expansions if not e.has_default and e.path in imported}
+    skipped.update(e.transformer for e in expansions if e.transformer)
     return skipped
 
 

@@ -49,6 +49,11 @@ class Diagnostic:
             "hint": self.hint,
         }
 
+    @classmethod
+    def from_json(cls, data: dict) -> "Diagnostic":
+        return cls(data["code"], data["message"], data.get("file"), data.get("line"), data.get("col"),
+                   data.get("hint"), data.get("severity", "error"))
+
 
 @dataclass
 class Diagnostics:
@@ -91,3 +96,16 @@ def render_json(diagnostics: Iterable[Diagnostic]) -> bytes:
 
 class UsageError(Exception):
     """A problem with how Trunchbull was invoked or with its environment (exit code 2)."""
+
+
+def report_internal_error(err: BaseException) -> int:
+    """An unexpected failure: one line, the traceback only on request."""
+    import os
+    import sys
+    import traceback
+
+    if os.environ.get("TRUNCHBULL_DEBUG"):
+        traceback.print_exception(err)
+    print(f"trunchbull: internal error: {type(err).__name__}: {err} (set TRUNCHBULL_DEBUG=1 for details)",
+          file=sys.stderr)
+    return 2

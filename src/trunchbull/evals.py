@@ -35,6 +35,19 @@ class CompiledEval:
     tools: list[str] | None = None
     data_files: list[str] = field(default_factory=list)  # root-relative files read
 
+    def to_json(self) -> dict:
+        return {"id": self.id, "module": self.module, "title": self.title, "description": self.description,
+                "custom": self.custom, "tools": self.tools, "dataFiles": self.data_files,
+                "where": self.where.to_json() if self.where else None,
+                "cases": [{**c, "_where": c["_where"].to_json()} for c in self.cases]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "CompiledEval":
+        return cls(id=data["id"], module=data["module"], title=data["title"], description=data["description"],
+                   custom=data["custom"], tools=data["tools"], data_files=data["dataFiles"],
+                   where=Where.from_json(data["where"]) if data["where"] else None,
+                   cases=[{**c, "_where": Where.from_json(c["_where"])} for c in data["cases"]])
+
 
 class EvalCompiler:
     """Turns one inspected eval module into compiled cases, reporting problems."""

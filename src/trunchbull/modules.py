@@ -30,6 +30,19 @@ class ModuleReport:
     def ok(self) -> bool:
         return self.inspection is not None and self.inspection.get("ok", False)
 
+    def to_json(self) -> dict:
+        return {"path": self.path, "kind": self.kind, "bundleSha": self.bundle_sha,
+                "bundleFile": str(self.bundle_file) if self.bundle_file else None, "inputs": self.inputs,
+                "inspection": self.inspection, "diagnostics": [d.to_json() for d in self.diagnostics]}
+
+    @classmethod
+    def from_json(cls, data: dict, base: Path) -> "ModuleReport":
+        """`base`: the directory a relative bundleFile is relative to."""
+        bundle = data.get("bundleFile")
+        return cls(data["path"], data["kind"], data.get("bundleSha"), base / bundle if bundle else None,
+                   data.get("inputs", []), data.get("inspection"),
+                   [Diagnostic.from_json(d) for d in data.get("diagnostics", [])])
+
 
 def bundle_modules(helper: NodeHelper, root: Path, entries: list[tuple[str, str]], out_dir: Path) -> list[ModuleReport]:
     """Bundle each (path, kind) entry; bundles land in out_dir as <sha>.mjs."""

@@ -32,10 +32,15 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def compute_digest(file_hashes: dict[str, str]) -> str:
+def compute_digest(manifest: dict) -> str:
+    """Over every payload file (name and sha256, sorted) and the manifest
+    itself without its digest field, so titles and tool schemas are covered."""
     digest = hashlib.sha256()
-    for name in sorted(file_hashes, key=lambda n: n.encode()):
-        digest.update(name.encode() + b"\0" + file_hashes[name].encode() + b"\n")
+    files = manifest.get("files") or {}
+    for name in sorted(files, key=lambda n: n.encode()):
+        digest.update(name.encode() + b"\0" + str(files[name]).encode() + b"\n")
+    rest = {k: v for k, v in manifest.items() if k != "digest"}
+    digest.update(MANIFEST.encode() + b"\0" + sha256_hex(canonical_json(rest)).encode() + b"\n")
     return "sha256:" + digest.hexdigest()
 
 
@@ -47,7 +52,8 @@ class ReleaseFiles:
     @classmethod
     def assemble(cls, manifest: dict, payload: dict[str, bytes]) -> "ReleaseFiles":
         hashes = {name: sha256_hex(data) for name, data in payload.items()}
-        manifest = dict(manifest, files=hashes, digest=compute_digest(hashes))
+        manifest = dict(manifest, files=hashes)
+        manifest["digest"] = compute_digest(manifest)
         return cls({**payload, MANIFEST: canonical_json(manifest) + b"\n"})
 
     @property
@@ -163,8 +169,8 @@ def verify(release: ReleaseFiles) -> list[str]:
         actual = sha256_hex(release.files[name])
         if actual != listed[name]:
             problems.append(f"{name}: sha256 is {actual}, release.json says {listed[name]}")
-    if manifest.get("digest") != compute_digest(listed):
-        problems.append(f"digest mismatch: release.json says {manifest.get('digest')}, files give {compute_digest(listed)}")
+    if manifest.get("digest") != compute_digest(manifest):
+        problems.append(f"digest mismatch: release.json says {manifest.get('digest')}, its content gives {compute_digest(manifest)}")
     return problems
 
 

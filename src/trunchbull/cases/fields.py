@@ -27,6 +27,13 @@ class Where:
     def label(self) -> str:
         return f"{self.path}: " if self.path else ""
 
+    def to_json(self) -> dict:
+        return {"file": self.file, "line": self.line, "col": self.col, "path": self.path}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Where":
+        return cls(data["file"], data.get("line"), data.get("col"), data.get("path", ""))
+
 
 Report = Callable[[Where, str, str, "str | None"], None]
 

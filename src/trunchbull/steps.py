@@ -1,0 +1,174 @@
+"""The compile stages as file-in/file-out processes, for build systems that
+cache and sandbox each one (the Pants rules run exactly these):
+
+  config          ROOT → config.json          static config + discovery
+  bundle-inspect  ROOT, one module → report.json + <sha>.mjs
+  expand          ROOT, report.json → expansion.json        one eval module
+  assemble        ROOT, config.json, reports, expansions → release dir
+
+Each prints diagnostics like the CLI and exits 0 (ok), 1 (the benchmark has
+errors; for assemble nothing is written) or 2 (usage/environment).
+`trunchbull build` composes the same functions in one process."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+import orjson
+
+from trunchbull.compiler import Entrypoints, Expansion, assemble, expand_module, load_config
+from trunchbull.config import BenchmarkConfig
+from trunchbull.deps import Dependencies, find_dependencies
+from trunchbull.diagnostics import Diagnostic, Diagnostics, UsageError, render_text, report_internal_error
+from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
+from trunchbull.node import NodeHelper, toolchain
+
+
+def _write_json(path: Path, value: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(orjson.dumps(value, option=orjson.OPT_SORT_KEYS) + b"\n")
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError) as err:
+        raise UsageError(f"cannot read {path}: {err}") from None
+
+
+def _report(diagnostics: list[Diagnostic]) -> int:
+    diagnostics = sorted(dict.fromkeys(diagnostics), key=Diagnostic.sort_key)
+    if diagnostics:
+        print(render_text(diagnostics), file=sys.stderr)
+    return 1 if any(d.severity == "error" for d in diagnostics) else 0
+
+
+def config_to_json(config: BenchmarkConfig, entries: Entrypoints, deps: Dependencies | None) -> dict:
+    return {
+        "configFile": config.config_file, "title": config.title, "version": config.version,
+        "evals": entries.evals, "tools": entries.tools, "evalsListed": entries.evals_listed,
+        "dependencies": [p.relative_to(config.root).as_posix() if p.is_relative_to(config.root) else str(p)
+                         for p in deps.files()] if deps else [],
+    }
+
+
+def config_from_json(data: dict, root: Path, repo_root: Path) -> tuple[BenchmarkConfig, Entrypoints]:
+    config = BenchmarkConfig(root=root, repo_root=repo_root, config_file=data["configFile"], title=data["title"],
+                             version=data["version"])
+    return config, Entrypoints(data["evals"], data["tools"], data["evalsListed"])
+
+
+def step_config(args) -> int:
+    with NodeHelper(toolchain()) as helper:
+        config, entries, diags = load_config(args.root, helper)
+    if args.repo_root:
+        config.repo_root = args.repo_root.absolute()
+    deps = find_dependencies(config.root, config.repo_root)
+    _write_json(args.out, {**config_to_json(config, entries, deps),
+                           "diagnostics": [d.to_json() for d in diags.items]})
+    return _report(diags.items)
+
+
+def step_bundle_inspect(args) -> int:
+    tc = toolchain()
+    root = args.root.absolute()
+    bundle_dir = args.bundle_dir.absolute()
+    with NodeHelper(tc) as helper:
+        [report] = bundle_modules(helper, root, [(args.module, args.kind)], bundle_dir)
+    read_paths = [root, bundle_dir, *([args.deps_dir.absolute()] if args.deps_dir else [])]
+    inspect_modules([report], tc=tc, read_paths=read_paths)
+    data = report.to_json()
+    if report.bundle_file:
+        out_dir = args.out.absolute().parent
+        out_dir.mkdir(parents=True, exist_ok=True)
+        target = out_dir / report.bundle_file.name
+        if report.bundle_file != target:
+            shutil.copyfile(report.bundle_file, target)
+        data["bundleFile"] = target.name
+    _write_json(args.out, data)
+    return 0  # module problems are judged at assembly, where helpers and transformers are known
+
+
+def step_expand(args) -> int:
+    root = args.root.absolute()
+    report = ModuleReport.from_json(_read_json(args.report), args.report.absolute().parent)
+    expansion = expand_module(report, root)
+    _write_json(args.out, expansion.to_json())
+    return 0
+
+
+def step_assemble(args) -> int:
+    root = args.root.absolute()
+    repo_root = (args.repo_root or args.root).absolute()
+    config, entries = config_from_json(_read_json(args.config), root, repo_root)
+    reports = [ModuleReport.from_json(_read_json(p), p.absolute().parent) for p in args.report]
+    expansions = [Expansion.from_json(_read_json(p)) for p in args.expansion]
+    order = {path: i for i, path in enumerate(entries.evals + entries.tools)}
+    reports.sort(key=lambda r: order.get(r.path, len(order)))
+    expansions.sort(key=lambda e: order.get(e.path, len(order)))
+    deps = find_dependencies(root, repo_root)
+    diags = Diagnostics()
+    release, _ = assemble(config, entries, deps, reports, expansions, diags)
+    code = _report(diags.items)
+    if release is None:
+        return code or 1
+    release.write(args.out)
+    if args.tar:
+        release.write_tar(args.out.with_name(args.out.name + ".tar"))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m trunchbull.steps", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    steps = parser.add_subparsers(dest="step", required=True)
+
+    config = steps.add_parser("config", help="read the static config and discover entrypoints")
+    config.add_argument("root", type=Path)
+    config.add_argument("--repo-root", type=Path, help="monorepo root (where package.json lookup stops)")
+    config.add_argument("--out", type=Path, required=True)
+
+    bundle = steps.add_parser("bundle-inspect", help="bundle one module with esbuild and inspect its exports")
+    bundle.add_argument("root", type=Path)
+    bundle.add_argument("--module", required=True, help="root-relative module path")
+    bundle.add_argument("--kind", choices=("eval", "tool"), required=True)
+    bundle.add_argument("--bundle-dir", type=Path, required=True,
+                        help="where the bundle is imported from; its node_modules ancestry resolves package imports")
+    bundle.add_argument("--deps-dir", type=Path, help="directory holding the installed node_modules (readable in the sandbox)")
+    bundle.add_argument("--out", type=Path, required=True, help="report.json; the bundle is copied beside it")
+
+    expand = steps.add_parser("expand", help="validate one eval module's export and expand its cases")
+    expand.add_argument("root", type=Path)
+    expand.add_argument("--report", type=Path, required=True)
+    expand.add_argument("--out", type=Path, required=True)
+
+    assemble_ = steps.add_parser("assemble", help="release-wide checks; write the release")
+    assemble_.add_argument("root", type=Path)
+    assemble_.add_argument("--repo-root", type=Path)
+    assemble_.add_argument("--config", type=Path, required=True)
+    assemble_.add_argument("--report", type=Path, action="append", default=[])
+    assemble_.add_argument("--expansion", type=Path, action="append", default=[])
+    assemble_.add_argument("--out", type=Path, required=True)
+    assemble_.add_argument("--tar", action="store_true")
+    return parser
+
+
+STEPS = {"config": step_config, "bundle-inspect": step_bundle_inspect, "expand": step_expand, "assemble": step_assemble}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return STEPS[args.step](args)
+    except UsageError as err:
+        print(f"trunchbull: error: {err}", file=sys.stderr)
+        return 2
+    except Exception as err:  # noqa: BLE001 - a bug must still end in one clear line
+        return report_internal_error(err)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
