@@ -5,8 +5,6 @@ from __future__ import annotations
 import csv
 import io
 
-import polars as pl
-
 from trunchbull.cases.fields import CaseDraft, Report, Where, check_case
 
 CSV_COLUMNS = ("id", "prompt", "expected", "description")
@@ -27,6 +25,8 @@ def read_csv_cases(data: bytes, data_path: str, module_path: str, report: Report
     header = next(csv.reader(io.StringIO(text)))
     if not _check_header(header, data_path, report):
         return []
+    import polars as pl  # imported here: it costs ~0.3 s, and only CSV evals need it
+
     try:
         frame = pl.read_csv(io.BytesIO(data), infer_schema=False, has_header=True, quote_char='"',
                             empty_string_is_null=False, raise_if_empty=False)
