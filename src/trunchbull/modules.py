@@ -44,8 +44,14 @@ class ModuleReport:
                    [Diagnostic.from_json(d) for d in data.get("diagnostics", [])])
 
 
-def bundle_modules(helper: NodeHelper, root: Path, entries: list[tuple[str, str]], out_dir: Path) -> list[ModuleReport]:
-    """Bundle each (path, kind) entry; bundles land in out_dir as <sha>.mjs."""
+def bundle_modules(helper: NodeHelper, root: Path, entries: list[tuple[str, str]], out_dir: Path,
+                   repo_root: Path | None = None) -> list[ModuleReport]:
+    """Bundle each (path, kind) entry; bundles land in out_dir as <sha>.mjs.
+    Local imports must stay inside the repository root (SPEC §3.1)."""
+    if repo_root is None:
+        from trunchbull.config import find_repo_root
+
+        repo_root = find_repo_root(root)
     response = helper.request({"op": "bundle", "entries": [p for p, _ in entries],
                                "absWorkingDir": str(root), "outDir": str(out_dir)})
     reports = []
@@ -55,6 +61,9 @@ def bundle_modules(helper: NodeHelper, root: Path, entries: list[tuple[str, str]
             report.bundle_sha = result["sha256"]
             report.bundle_file = Path(result["bundleFile"])
             report.inputs = [rel_posix(root / p, root) for p in result["inputs"]]
+            report.diagnostics.extend(_imports_outside(root, repo_root, path, result))
+            if report.diagnostics:
+                report.bundle_sha = report.bundle_file = None
         else:
             for err in result["errors"]:
                 report.diagnostics.append(Diagnostic(
@@ -62,6 +71,30 @@ def bundle_modules(helper: NodeHelper, root: Path, entries: list[tuple[str, str]
                     col=err.get("col"), hint=err.get("hint") or "fix the module so esbuild can bundle it"))
         reports.append(report)
     return reports
+
+
+def _imports_outside(root: Path, repo_root: Path, entry: str, result: dict) -> list[Diagnostic]:
+    """A diagnostic per local import that resolves outside the repository root."""
+    from trunchbull.locate import find_literal
+    from trunchbull.paths import _is_within
+
+    boundary = repo_root.resolve()
+    found = []
+    for importer, imports in sorted((result.get("imports") or {}).items()):
+        for imp in imports:
+            target = (root / imp["path"]).resolve()
+            if _is_within(target, boundary):
+                continue
+            importer_file = (root / importer).resolve()
+            inside_root = _is_within(importer_file, root.resolve())
+            file = rel_posix(importer_file, root.resolve()) if inside_root else entry
+            line, col = find_literal(importer_file, imp["original"]) if inside_root else (None, None)
+            found.append(Diagnostic(
+                "import-outside-repo", f"the local import {imp['original']!r} resolves outside the repository root",
+                file=file, line=line, col=col,
+                hint="local imports may reach files inside the repository root (the nearest directory with .git or "
+                     "pants.toml); move the shared code inside it"))
+    return found
 
 
 def inspect_modules(reports: list[ModuleReport], *, tc: Toolchain, read_paths: list[Path],

@@ -77,7 +77,8 @@ def step_bundle_inspect(args) -> int:
     root = args.root.absolute()
     bundle_dir = args.bundle_dir.absolute()
     with NodeHelper(tc) as helper:
-        [report] = bundle_modules(helper, root, [(args.module, args.kind)], bundle_dir)
+        [report] = bundle_modules(helper, root, [(args.module, args.kind)], bundle_dir,
+                                  repo_root=args.repo_root.absolute() if args.repo_root else None)
     read_paths = [root, bundle_dir, *([args.deps_dir.absolute()] if args.deps_dir else [])]
     inspect_modules([report], tc=tc, read_paths=read_paths)
     data = report.to_json()
@@ -135,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     bundle.add_argument("root", type=Path)
     bundle.add_argument("--module", required=True, help="root-relative module path")
     bundle.add_argument("--kind", choices=("eval", "tool"), required=True)
+    bundle.add_argument("--repo-root", type=Path, help="monorepo root: local imports must stay inside it")
     bundle.add_argument("--bundle-dir", type=Path, required=True,
                         help="where the bundle is imported from; its node_modules ancestry resolves package imports")
     bundle.add_argument("--deps-dir", type=Path, help="directory holding the installed node_modules (readable in the sandbox)")

@@ -58,6 +58,10 @@ async function bundleOne(entry, { absWorkingDir, outDir }) {
       sha256,
       bundleFile,
       inputs: Object.keys(result.metafile.inputs).sort(),
+      imports: Object.fromEntries(Object.entries(result.metafile.inputs).map(([input, info]) => [
+        input,
+        info.imports.filter((i) => !i.external).map((i) => ({ path: i.path, original: i.original })),
+      ])),
       warnings: result.warnings.map(esbuildMessage),
     };
   } catch (err) {
