@@ -14,6 +14,7 @@ from trunchbull.config import BenchmarkConfig, locate_root, read_config
 from trunchbull.deps import Dependencies, find_dependencies, install
 from trunchbull.diagnostics import Diagnostic, Diagnostics
 from trunchbull.discovery import discover
+from trunchbull.cases.transformer import transformer_session
 from trunchbull.evals import CompiledEval, EvalCompiler
 from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
 from trunchbull.node import NodeHelper, Toolchain, cache_root, toolchain
@@ -48,6 +49,10 @@ class CompileOutcome:
 def find_entrypoints(config: BenchmarkConfig, diags: Diagnostics) -> Entrypoints:
     evals = config.evals if config.evals is not None else discover(config.root, "evals")
     tools = config.tools if config.tools is not None else discover(config.root, "tools")
+    for path in ([] if config.evals is not None else evals) + ([] if config.tools is not None else tools):
+        if not (config.root / path).resolve().is_relative_to(config.root.resolve()):
+            diags.error("symlink-outside-root", "the module is a symlink that resolves outside the benchmark root",
+                        file=path, hint="keep benchmark modules inside the benchmark root")
     if not evals and config.evals is None:
         diags.error("no-evals", "no eval modules found under evals/", file=config.config_file,
                     hint="add evals/<name>.ts with `export default { id, prompt, evaluate }`, or list evals in benchmark.config")
@@ -108,7 +113,8 @@ def compile_benchmark(path: Path, progress: Progress = _quiet) -> CompileOutcome
     progress("inspecting modules")
     inspect_modules(reports, tc=tc, read_paths=[config.root, bundle_dir, *([install_dir] if install_dir else [])])
     progress("expanding cases")
-    expansions = [expand_module(r, config.root) for r in reports if r.kind == "eval"]
+    with transformer_session(install_dir):  # one repository-wide transformer source budget
+        expansions = [expand_module(r, config.root) for r in reports if r.kind == "eval"]
     progress("freezing release")
     outcome.release, outcome.evals = assemble(config, entries, deps, reports, expansions, diags)
     return outcome

@@ -57,6 +57,7 @@ class EvalCompiler:
         self.root = root
         self.diags = diags
         self.module_file = root / report.path
+        self.custom = False
 
     def problem(self, where: Where, code: str, message: str, hint: str | None = None) -> None:
         self.diags.error(code, f"{where.label()}{message}", file=where.file, line=where.line, col=where.col, hint=hint)
@@ -69,7 +70,7 @@ class EvalCompiler:
             self.problem(top.at(err["path"]), "json-incompatible", err["problem"],
                          "eval exports must be plain JSON-compatible data (only the eval's evaluate may be a function)")
         value = inspected["value"]
-        custom = "evaluate" in inspected["functions"]
+        custom = self.custom = "evaluate" in inspected["functions"]
         for path in inspected["functions"]:
             if path == "evaluate":
                 continue
@@ -122,8 +123,13 @@ class EvalCompiler:
         self.problem(where, code, message, hint)
 
     def _eval_spec(self, value: dict, here: Where, csv: bool) -> dict | None:
-        if "evaluate" not in value or value.get("evaluate") is None:
-            return None  # absent, or a custom function (recorded in functions)
+        if "evaluate" not in value:
+            return None
+        if value["evaluate"] is None:
+            if not self.custom:  # null in the value stands for a function only when one was found
+                self.problem(here.at("evaluate"), "evaluator-invalid",
+                             "evaluate must be a declarative spec object or a function, found null")
+            return None
         spec = value["evaluate"]
         normalized, problems = validate_spec(spec, expected_from_rows=csv)
         for p in problems:
