@@ -34,9 +34,7 @@ def _lock_dir() -> Path:
     checkout = Path(__file__).resolve().parents[2] / "third_party" / "npm"
     if (checkout / "package-lock.json").is_file():
         return checkout
-    from importlib.resources import files
-
-    return Path(str(files("trunchbull.toolchain")))
+    return Path(__file__).resolve().parent / "toolchain"  # installed: package data (see pyproject.toml)
 
 
 def toolchain_dir() -> Path:
