@@ -163,12 +163,30 @@ def sandbox_flags(read_paths: list[Path], memory_mb: int = DEFAULT_MEMORY_MB) ->
     return flags
 
 
+_no_network: list[str] | None = None
+
+
+def no_network_prefix() -> list[str]:
+    """`unshare -n` (a fresh network namespace: no interfaces but a down
+    loopback) when the platform allows it, i.e. running as root on Linux with
+    unshare available; else [] and user code keeps the host's network."""
+    global _no_network
+    if _no_network is None:
+        unshare = shutil.which("unshare")
+        _no_network = []
+        if unshare and hasattr(os, "geteuid") and os.geteuid() == 0 and not os.environ.get("TRUNCHBULL_NO_UNSHARE"):
+            probe = subprocess.run([unshare, "-n", "true"], capture_output=True)
+            if probe.returncode == 0:
+                _no_network = [unshare, "-n", "--"]
+    return _no_network
+
+
 def run_sandboxed(script: Path, args: list[str], *, read_paths: list[Path], timeout: float,
                   tc: Toolchain, env: dict[str, str] | None = None, cwd: Path | None = None,
-                  memory_mb: int = DEFAULT_MEMORY_MB) -> SandboxResult:
-    cmd = [str(tc.node), *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb), str(script), *args]
+                  memory_mb: int = DEFAULT_MEMORY_MB, umask: int = -1) -> SandboxResult:
+    cmd = [*no_network_prefix(), str(tc.node), *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb), str(script), *args]
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=env if env is not None else tc.base_env(), cwd=cwd, start_new_session=True)
+                            env=env if env is not None else tc.base_env(), cwd=cwd, start_new_session=True, umask=umask)
     try:
         out, err = proc.communicate(timeout=timeout)
         return SandboxResult(proc.returncode, out, err.decode(errors="replace"), False)

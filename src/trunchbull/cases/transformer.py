@@ -1,25 +1,471 @@
-"""Transformer-backed cases: `cases: { transformer, sources }` (SPEC §3.7)."""
+"""Transformer-backed cases: `cases: { transformer, sources }` (SPEC §3.7).
+
+The transformer module is bundled with esbuild (local imports inlined) and
+run twice, concurrently, each time in a fresh sandboxed Node process
+(js/transform.mjs) whose environment differs on purpose: working directory
+path, TZ, LANG/LC_ALL, HOME, USER, environment order, umask and clock. The two
+canonical outputs must be byte-identical; the returned cases are then
+validated exactly like inline cases."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+import contextvars
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
 
-from trunchbull.cases.fields import CaseDraft, Where
+import orjson
+
+from trunchbull.cases.fields import CaseDraft, Where, check_case
+from trunchbull.diagnostics import UsageError
+from trunchbull.ids import authoring_id_problem, json_type, source_name_problem
+from trunchbull.node import JS_DIR, NodeHelper, SandboxResult, run_sandboxed, toolchain
+from trunchbull.paths import MODULE_SUFFIXES, rel_posix, resolve_inside
 
 if TYPE_CHECKING:
     from trunchbull.evals import CompiledEval, EvalCompiler
 
 TRANSFORMER_KEYS = ("transformer", "sources")
+MIB = 1024 * 1024
+MAX_SOURCES = 16
+MAX_SOURCE_BYTES = 50 * MIB
+MAX_TOTAL_SOURCE_BYTES = 200 * MIB
+MAX_CASES = 25_000
+DEFAULT_DEADLINE_S = 120.0
+DEFAULT_MEMORY_MB = 4096
+DEADLINE_ENV = "TRUNCHBULL_TRANSFORM_DEADLINE"  # seconds per run
+MEMORY_ENV = "TRUNCHBULL_TRANSFORM_MEMORY_MB"  # V8 heap cap per run
+SHORT = 80
+
+# The two runs' deliberately different environments (reproducible-builds style).
+RUNS = (
+    {"dir": "1/work", "TZ": "Pacific/Kiritimati", "LANG": "en_US.UTF-8", "HOME": "/home/trunchbull-first",
+     "USER": "trunchbull-first", "umask": 0o022, "clock_offset_ms": 0, "env_order": 1},
+    {"dir": "2/varied/deeper/cwd", "TZ": "Etc/GMT+12", "LANG": "tr_TR.UTF-8", "HOME": "/var/empty/second-home",
+     "USER": "builder2", "umask": 0o077,
+     "clock_offset_ms": ((400 * 24 + 5) * 3600 + 17 * 60 + 23) * 1000 + 456, "env_order": -1},
+)
+
+
+@dataclass
+class TransformerSession:
+    """State shared by every transformer of one compile: the repository-wide
+    source budget (each file counted once) and where packages are installed."""
+    install_dir: Path | None = None
+    counted: dict[str, int] = field(default_factory=dict)
+
+    def add(self, rel: str, size: int) -> int:
+        self.counted[rel] = size
+        return sum(self.counted.values())
+
+
+_session: contextvars.ContextVar[TransformerSession | None] = contextvars.ContextVar("transformer_session", default=None)
+
+
+@contextlib.contextmanager
+def transformer_session(install_dir: Path | None = None) -> Iterator[TransformerSession]:
+    """Scope of one compile: transformers expanded inside share one budget."""
+    session = TransformerSession(install_dir)
+    token = _session.set(session)
+    try:
+        yield session
+    finally:
+        _session.reset(token)
+
+
+def _env_number(name: str, default: float, kind: type) -> float:
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        value = kind(text)
+    except ValueError:
+        raise UsageError(f"{name}={text!r} is not a number") from None
+    if value <= 0:
+        raise UsageError(f"{name} must be positive")
+    return value
+
+
+def deadline_s() -> float:
+    return float(_env_number(DEADLINE_ENV, DEFAULT_DEADLINE_S, float))
+
+
+def memory_mb() -> int:
+    return int(_env_number(MEMORY_ENV, DEFAULT_MEMORY_MB, int))
+
+
+@dataclass
+class Source:
+    name: str
+    file: Path
+    rel: str
+    sha256: str
 
 
 def expand_transformer(compiler: "EvalCompiler", spec: dict, where: Where, result: "CompiledEval") -> list[CaseDraft] | None:
+    ok = True
     for key in spec:
         if key not in TRANSFORMER_KEYS:
             compiler.problem(where.at(key), "transformer-unknown-key", f"unknown key {key!r}",
-                             "a transformer case source has transformer and sources")
+                             "a transformer case source has exactly transformer and sources")
+            ok = False
     if not isinstance(spec.get("transformer"), str) or not isinstance(spec.get("sources"), dict):
-        compiler.problem(where, "transformer-shape", "cases must be { transformer: \"./t.ts\", sources: { name: \"./file\" } }")
+        compiler.problem(where, "transformer-shape", "cases must be { transformer: \"./t.ts\", sources: { name: \"./file\" } }",
+                         "transformer is a module path and sources an object of named file paths")
         return None
-    compiler.problem(where, "transformer-unsupported", "transformers are not supported by this compiler yet",
-                     "use inline cases, CSV or JSONL for now")
+    session = _session.get() or TransformerSession()
+    module = _transformer_module(compiler, spec["transformer"], where.at("transformer"))
+    sources = _sources(compiler, spec["sources"], where.at("sources"), session)
+    if module is None or sources is None or not ok:
+        return None
+    run = TransformerRun(compiler, module, sources, where, session)
+    drafts = run.execute()
+    if drafts is not None:
+        result.data_files.extend([*run.module_inputs, *(s.rel for s in sources)])
+    return drafts
+
+
+def _transformer_module(compiler: "EvalCompiler", text: str, where: Where) -> str | None:
+    path, problem = resolve_inside(compiler.module_file.parent, text, compiler.root)
+    if problem:
+        compiler.problem(where, "transformer-path", f"transformer {problem}",
+                         "the transformer path is relative to the eval module and must stay inside the benchmark root")
+        return None
+    assert path is not None
+    if not path.name.endswith(MODULE_SUFFIXES):
+        compiler.problem(where, "transformer-path", f"transformer {text!r} is not a .ts, .mts, .js or .mjs module", None)
+        return None
+    if not path.is_file():
+        compiler.problem(where, "transformer-missing", f"transformer module {text!r} does not exist",
+                         "the transformer path is relative to the eval module")
+        return None
+    return rel_posix(path, compiler.root)
+
+
+def _sources(compiler: "EvalCompiler", spec: dict, where: Where, session: TransformerSession) -> list[Source] | None:
+    if not 1 <= len(spec) <= MAX_SOURCES:
+        compiler.problem(where, "transformer-sources", f"a transformer takes 1-{MAX_SOURCES} named sources, found {len(spec)}",
+                         "name each input file: sources: { questions: \"./questions.txt\" }")
+        return None
+    sources: list[Source] = []
+    ok = True
+    for name, text in spec.items():
+        here = where.at(name)
+        problem = source_name_problem(name)
+        if problem:
+            compiler.problem(here, "transformer-source-name", problem, None)
+            ok = False
+            continue
+        if not isinstance(text, str):
+            compiler.problem(here, "transformer-source-path", f"a source must be a file path, found {json_type(text)}", None)
+            ok = False
+            continue
+        path, problem = resolve_inside(compiler.module_file.parent, text, compiler.root)
+        if problem:
+            compiler.problem(here, "transformer-source-path", f"source {problem}",
+                             "source paths are relative to the eval module and must stay inside the benchmark root")
+            ok = False
+            continue
+        assert path is not None
+        if not path.is_file():
+            compiler.problem(here, "transformer-source-missing", f"source file {text!r} does not exist",
+                             "source paths are relative to the eval module")
+            ok = False
+            continue
+        rel = rel_posix(path, compiler.root)
+        size = path.stat().st_size
+        if size > MAX_SOURCE_BYTES:
+            compiler.problem(here, "transformer-source-size",
+                             f"source {rel} is {size:,} bytes; the limit per source is 50 MiB ({MAX_SOURCE_BYTES:,} bytes)",
+                             "split the data, or pre-process it into a smaller file")
+            ok = False
+            continue
+        total = session.add(rel, size)
+        if total > MAX_TOTAL_SOURCE_BYTES:
+            compiler.problem(here, "transformer-sources-total",
+                             f"with {rel}, transformer sources total {total:,} bytes; the repository-wide limit is 200 MiB "
+                             f"({MAX_TOTAL_SOURCE_BYTES:,} bytes, each file counted once)",
+                             "split the benchmark, or share source files between transformers")
+            ok = False
+            continue
+        data = path.read_bytes()
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            line = data[: err.start].count(b"\n") + 1
+            compiler.diags.error("transformer-source-encoding",
+                                 f"source {rel} is not valid UTF-8 (byte {err.start} on line {line}; it is named {name!r} by "
+                                 f"{compiler.report.path})", file=rel, line=line, hint="save the file as UTF-8")
+            ok = False
+            continue
+        sources.append(Source(name, path, rel, hashlib.sha256(data).hexdigest()))
+    return sources if ok else None
+
+
+def _short(value: object) -> str:
+    if value is _ABSENT:
+        return "(absent)"
+    text = orjson.dumps(value).decode()
+    return text if len(text) <= SHORT else text[: SHORT - 1] + "…"
+
+
+_ABSENT = object()
+
+
+def first_difference(a: object, b: object, path: str = "") -> tuple[str, object, object] | None:
+    """The first path (sorted keys, array order) where two JSON values differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            sub = f"{path}.{key}" if path else key
+            if key not in a or key not in b:
+                return sub, a.get(key, _ABSENT), b.get(key, _ABSENT)
+            found = first_difference(a[key], b[key], sub)
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for i in range(max(len(a), len(b))):
+            sub = f"{path}[{i}]"
+            if i >= len(a) or i >= len(b):
+                return sub, a[i] if i < len(a) else _ABSENT, b[i] if i < len(b) else _ABSENT
+            found = first_difference(a[i], b[i], sub)
+            if found:
+                return found
+        return None
+    if type(a) is not type(b) or a != b:
+        return path or "(whole value)", a, b
     return None
+
+
+def _canonical(value: object) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+class TransformerRun:
+    def __init__(self, compiler: "EvalCompiler", module: str, sources: list[Source], where: Where,
+                 session: TransformerSession):
+        self.compiler = compiler
+        self.module = module
+        self.sources = sources
+        self.where = where
+        self.session = session
+        self.module_inputs: list[str] = [module]
+        self.label = module
+
+    def error(self, code: str, message: str, hint: str | None = None, path: str = "") -> None:
+        self.compiler.problem(Where(self.module, path=path), code, message, hint)
+
+    def execute(self) -> list[CaseDraft] | None:
+        tc = toolchain()
+        parent = self.session.install_dir / "transform-runs" if self.session.install_dir else None
+        if parent:
+            parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="trunchbull-transform-", dir=parent) as tmp:
+            bundle = self._bundle(Path(tmp) / "bundle")
+            if bundle is None:
+                return None
+            results: list[SandboxResult | None] = [None, None]
+            limits = (deadline_s(), memory_mb())
+            threads = [threading.Thread(target=self._run, args=(i, Path(tmp), bundle, limits, results)) for i in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        return self._analyze(results, limits)
+
+    def _bundle(self, out_dir: Path) -> Path | None:
+        with NodeHelper(toolchain()) as helper:
+            response = helper.request({"op": "bundle", "entries": [self.module], "absWorkingDir": str(self.compiler.root),
+                                       "outDir": str(out_dir)})
+        result = response["results"][0]
+        if not result["ok"]:
+            for err in result["errors"]:
+                self.compiler.diags.error("bundle", err["message"], file=err.get("file") or self.module,
+                                          line=err.get("line"), col=err.get("col"),
+                                          hint=err.get("hint") or "fix the transformer module so esbuild can bundle it")
+            return None
+        self.module_inputs = [rel_posix(self.compiler.root / p, self.compiler.root) for p in result["inputs"]]
+        return Path(result["bundleFile"])
+
+    def _run(self, index: int, tmp: Path, bundle: Path, limits: tuple[float, int], results: list) -> None:
+        tc = toolchain()
+        variant = RUNS[index]
+        sandbox = tmp / f"sandbox-{index + 1}"
+        work = sandbox / variant["dir"]
+        (work / "sources").mkdir(parents=True)
+        shutil.copyfile(bundle, work / "transformer.mjs")
+        request_sources = []
+        for i, source in enumerate(self.sources):
+            dest = work / "sources" / f"{i}-{source.name}"
+            try:
+                os.link(source.file, dest)
+            except OSError:
+                shutil.copyfile(source.file, dest)
+            request_sources.append({"name": source.name, "file": str(dest), "path": source.rel, "sha256": source.sha256})
+        request = work / "request.json"
+        request.write_bytes(orjson.dumps({"bundleFile": str(work / "transformer.mjs"), "maxCases": MAX_CASES,
+                                          "sources": request_sources}))
+        env = {**tc.base_env(), "TZ": variant["TZ"], "LANG": variant["LANG"], "LC_ALL": variant["LANG"],
+               "HOME": variant["HOME"], "USER": variant["USER"], "LOGNAME": variant["USER"], "TMPDIR": str(work)}
+        if variant["clock_offset_ms"]:
+            env["TRUNCHBULL_CLOCK_OFFSET_MS"] = str(variant["clock_offset_ms"])
+        env = dict(sorted(env.items(), reverse=variant["env_order"] < 0))
+        read_paths = [sandbox]
+        if self.session.install_dir:
+            read_paths.append(self.session.install_dir / "node_modules")
+        results[index] = run_sandboxed(JS_DIR / "transform.mjs", [str(request)], read_paths=read_paths,
+                                       timeout=limits[0], tc=tc, env=env, cwd=work, memory_mb=limits[1],
+                                       umask=variant["umask"])
+
+    def _response(self, run: SandboxResult) -> dict | None:
+        lines = [line for line in run.stdout.split(b"\n") if line.strip()]
+        if run.timed_out or run.returncode != 0 or not lines:
+            return None
+        try:
+            response = orjson.loads(lines[-1])
+        except orjson.JSONDecodeError:
+            return None
+        return response if isinstance(response, dict) and "ok" in response else None
+
+    def _failure(self, run: SandboxResult, limits: tuple[float, int]) -> tuple[str, str, str]:
+        """(code, message, hint) for a run that produced no response."""
+        if run.timed_out:
+            return ("transformer-deadline", f"stopped at the deadline: the run did not finish within {limits[0]:g} s "
+                    f"(limit: deadline, {DEADLINE_ENV})",
+                    f"transform must finish; raise the deadline with {DEADLINE_ENV}=SECONDS if it is just slow")
+        err = run.stderr
+        if "heap out of memory" in err or "Reached heap limit" in err or "Allocation failed" in err:
+            return ("transformer-memory", f"stopped at the memory cap: the run exceeded {limits[1]} MB of heap "
+                    f"(limit: memory, {MEMORY_ENV})", f"reduce memory use, or raise the cap with {MEMORY_ENV}=MB")
+        if "ERR_ACCESS_DENIED" in err:
+            return ("transformer-sandbox", f"stopped by the sandbox: {_last_error_line(err)}",
+                    "transformers may not write files, start processes or workers, or read outside their sources")
+        return ("transformer-crash", f"the run crashed Node (exit {run.returncode}): {_last_error_line(err)}", None)
+
+    def _describe(self, response: dict) -> tuple[str, str, str | None]:
+        stage = response.get("stage")
+        if stage == "export":
+            return ("transformer-export", "; ".join(response.get("problems") or ["invalid default export"]),
+                    "a transformer module must `export default { name, transform }`")
+        if stage == "sandbox":
+            return ("transformer-sandbox", f"stopped by the sandbox: it attempted {response.get('error')}, which is forbidden",
+                    "transformers may not write files, start processes or workers, or read outside their sources")
+        if stage == "result":
+            return ("too-many-cases", f"transform returned {response.get('count'):,} cases; the release limit is {MAX_CASES:,} "
+                    "(limit: case count)", "split the data across several releases")
+        return ("transformer-error", f"transform threw {response.get('error')}", "transform must return an array of cases")
+
+    def _analyze(self, runs: list, limits: tuple[float, int]) -> list[CaseDraft] | None:
+        responses = [self._response(r) for r in runs]
+        name = next((r.get("name") for r in responses if r and isinstance(r.get("name"), str)), None)
+        who = f"transformer {name!r} ({self.module})" if name else f"transformer {self.module}"
+        failures = []
+        for i, (run, response) in enumerate(zip(runs, responses)):
+            if response is None:
+                failures.append((i, self._failure(run, limits)))
+            elif not response["ok"]:
+                failures.append((i, self._describe(response)))
+        if failures:
+            i, (code, message, hint) = failures[0]
+            if len(failures) == 1:
+                message += f" (in run {i + 1} only: the other run succeeded, so the transformer is also not deterministic)"
+            self.error(code, f"{who}: {message}", hint)
+            return None
+        if name is None or authoring_id_problem(name):
+            self.error("transformer-name", f"{who}: the transformer name {authoring_id_problem(name)}",
+                       "name is an authoring ID, e.g. name: \"trivia\"")
+            return None
+        first, second = responses[0]["result"], responses[1]["result"]
+        if _canonical(first) != _canonical(second):
+            self._nondeterministic(who, first, second)
+            return None
+        return self._validate(who, first)
+
+    def _nondeterministic(self, who: str, first: dict, second: dict) -> None:
+        hint = ("transform must depend only on its sources: the two runs differ in working directory, TZ, LANG/LC_ALL, "
+                "HOME, USER, environment order, umask and clock, and Math.random() differs anyway")
+        a, b = first["value"], second["value"]
+        if isinstance(a, list) and isinstance(b, list):
+            for i in range(max(len(a), len(b))):
+                if i >= len(a) or i >= len(b):
+                    longer = a if i < len(a) else b
+                    case_id = longer[i].get("id") if isinstance(longer[i], dict) else None
+                    self.error("transformer-nondeterministic",
+                               f"{who} is not deterministic: run 1 returned {len(a)} cases, run 2 returned {len(b)}; "
+                               f"first differing case: index {i} (id {case_id!r}, present in run {1 if i < len(a) else 2} only)",
+                               hint, path=f"result[{i}]")
+                    return
+                found = first_difference(a[i], b[i])
+                if found:
+                    field_path, va, vb = found
+                    ids = [c.get("id") if isinstance(c, dict) else None for c in (a[i], b[i])]
+                    case_id = repr(ids[0]) if ids[0] == ids[1] else f"{ids[0]!r} in run 1, {ids[1]!r} in run 2"
+                    self.error("transformer-nondeterministic",
+                               f"{who} is not deterministic: case {i} (id {case_id}) differs in field {field_path}: "
+                               f"run 1 gave {_short(va)}, run 2 gave {_short(vb)}", hint, path=f"result[{i}]")
+                    return
+        found = first_difference(first, second)
+        field_path, va, vb = found or ("(output)", None, None)
+        self.error("transformer-nondeterministic",
+                   f"{who} is not deterministic: the output differs at {field_path}: run 1 gave {_short(va)}, "
+                   f"run 2 gave {_short(vb)}", hint)
+
+    def _validate(self, who: str, result: dict) -> list[CaseDraft] | None:
+        value = result["value"]
+        bad_cases: set[int] = set()
+
+        def case_index(path: str) -> int | None:
+            if path.startswith("["):
+                return int(path[1:path.index("]")])
+            return None
+
+        def at(path: str) -> str:
+            return "result" if path == "(root)" else f"result{path}"
+
+        for err in result["errors"]:
+            self.error("json-incompatible", err["problem"], "transform must return plain JSON-compatible case objects",
+                       path=at(err["path"]))
+            idx = case_index(err["path"])
+            if idx is not None:
+                bad_cases.add(idx)
+        for fn in result["functions"]:
+            idx = case_index(fn)
+            if idx is not None and fn == f"[{idx}].evaluate":
+                self.error("case-evaluate-function", "per-case evaluator functions are not supported",
+                           "use a declarative evaluate spec on the case, or one module-level evaluate on the eval",
+                           path=at(fn))
+            else:
+                self.error("json-incompatible", "a function is not JSON data",
+                           "transform must return plain JSON-compatible case objects", path=at(fn))
+            if idx is not None:
+                bad_cases.add(idx)
+        if result["errors"] and any(e["path"] == "(root)" for e in result["errors"]) or "(root)" in result["functions"]:
+            return None
+        if not isinstance(value, list):
+            self.error("transformer-result", f"{who}: transform must return an array of case objects, found {json_type(value)}",
+                       "return (or resolve to) an array such as [{ id, prompt, evaluate }]", path="result")
+            return None
+        if not value:
+            self.error("cases-empty", f"{who}: transform returned no cases", "return at least one case", path="result")
+            return None
+        drafts = []
+        for i, obj in enumerate(value):
+            if i in bad_cases:
+                continue
+            source = {"module": self.compiler.report.path, "transformer": self.module, "index": i}
+            draft = check_case(obj, Where(self.module, path=f"result[{i}]"), source, self.compiler._report)
+            if draft:
+                drafts.append(draft)
+        return drafts if not bad_cases else None
+
+
+def _last_error_line(stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip() and not line.startswith("Node.js v")]
+    errors = [line for line in lines if "Error" in line]
+    return (errors or lines or ["no output"])[-1][:500]

@@ -1,0 +1,148 @@
+// Runs one case transformer (SPEC §3.7) in a sandboxed Node process (the
+// caller sets the permission model, deadline, memory cap, environment and
+// working directory). Request: JSON file argv[2] =
+//   { bundleFile, maxCases, sources: [{ name, file, path, sha256 }] }
+// Response: one JSON line on stdout, the last line written:
+//   { ok: true, name, result: { value, functions, errors }, count }
+//   { ok: false, stage: "export" | "transform" | "result" | "sandbox", problems?, error?, count? }
+// The process exits right after writing it, whatever the user code left pending.
+import { readFileSync } from "node:fs";
+import { createRequire, syncBuiltinESMExports } from "node:module";
+import { pathToFileURL } from "node:url";
+import { toJsonData } from "./json_walk.mjs";
+
+const require = createRequire(import.meta.url);
+const request = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const writeOut = process.stdout.write.bind(process.stdout);
+
+// --- The varied clock: run 2 sees Date shifted by TRUNCHBULL_CLOCK_OFFSET_MS.
+const offset = Number(process.env.TRUNCHBULL_CLOCK_OFFSET_MS || 0);
+delete process.env.TRUNCHBULL_CLOCK_OFFSET_MS;
+if (offset) {
+  const RealDate = Date;
+  const now = () => RealDate.now() + offset;
+  function ShiftedDate(...args) {
+    if (!new.target) return new RealDate(now()).toString();
+    return Reflect.construct(RealDate, args.length ? args : [now()], new.target);
+  }
+  ShiftedDate.prototype = RealDate.prototype;
+  ShiftedDate.now = now;
+  ShiftedDate.parse = RealDate.parse;
+  ShiftedDate.UTC = RealDate.UTC;
+  Object.defineProperty(ShiftedDate, "name", { value: "Date" });
+  Object.defineProperty(RealDate.prototype, "constructor", { value: ShiftedDate, writable: true, configurable: true });
+  globalThis.Date = ShiftedDate;
+}
+
+// --- The varied identity: os.userInfo() follows USER and HOME, which differ
+// between the two runs (the uid cannot be changed without privileges).
+const os = require("node:os");
+const realUserInfo = os.userInfo;
+os.userInfo = function userInfo(options) {
+  const info = realUserInfo.call(os, options);
+  return { ...info, username: process.env.USER ?? info.username, homedir: process.env.HOME ?? info.homedir };
+};
+
+// --- Record every attempt at a forbidden operation. The permission model
+// refuses them anyway; recording makes the run fail even when user code
+// catches the refusal and carries on.
+const violations = [];
+function guard(mod, modName, names, what, isWrite = () => true) {
+  for (const name of names) {
+    const original = mod[name];
+    if (typeof original !== "function") continue;
+    const wrapped = function (...args) {
+      if (isWrite(args)) violations.push(`${what} (${modName}.${name})`);
+      return new.target ? Reflect.construct(original, args, new.target) : original.apply(this, args);
+    };
+    Object.defineProperty(wrapped, "name", { value: name });
+    if (original.prototype) wrapped.prototype = original.prototype;
+    mod[name] = wrapped;
+  }
+}
+const WRITE_FNS = ["writeFile", "writeFileSync", "appendFile", "appendFileSync", "mkdir", "mkdirSync", "mkdtemp",
+  "mkdtempSync", "rm", "rmSync", "rmdir", "rmdirSync", "unlink", "unlinkSync", "rename", "renameSync", "copyFile",
+  "copyFileSync", "cp", "cpSync", "symlink", "symlinkSync", "link", "linkSync", "truncate", "truncateSync",
+  "chmod", "chmodSync", "chown", "chownSync", "utimes", "utimesSync", "createWriteStream"];
+const opensForWrite = (args) => typeof args[1] === "string" ? /[wa+]/.test(args[1]) : typeof args[1] === "number" && (args[1] & 3) !== 0;
+const fs = require("node:fs");
+guard(fs, "fs", WRITE_FNS, "a file write");
+guard(fs, "fs", ["open", "openSync"], "a file write", opensForWrite);
+guard(fs.promises, "fs.promises", WRITE_FNS, "a file write");
+guard(fs.promises, "fs.promises", ["open"], "a file write", opensForWrite);
+guard(require("node:child_process"), "child_process",
+  ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"], "starting a child process");
+guard(require("node:worker_threads"), "worker_threads", ["Worker"], "starting a worker thread");
+syncBuiltinESMExports();
+
+// User output must not corrupt the response channel: console and
+// process.stdout go to stderr.
+process.stdout.write = process.stderr.write.bind(process.stderr);
+for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
+
+function finish(response) {
+  if (violations.length) response = { ok: false, stage: "sandbox", error: violations[0], name: response.name };
+  writeOut("\n" + JSON.stringify(response) + "\n");
+  process.exit(0);
+}
+
+function errorText(err) {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  try {
+    return `a thrown ${typeof err}: ${String(err)}`;
+  } catch {
+    return "a thrown value";
+  }
+}
+
+const EXPORT_KEYS = ["name", "transform"];
+
+async function main() {
+  let mod;
+  try {
+    mod = await import(pathToFileURL(request.bundleFile).href);
+  } catch (err) {
+    if (err && err.code === "ERR_ACCESS_DENIED") return finish({ ok: false, stage: "sandbox", error: errorText(err) });
+    return finish({ ok: false, stage: "export", problems: [`importing the module failed: ${errorText(err)}`] });
+  }
+  const exported = mod.default;
+  const problems = [];
+  if (!("default" in mod)) problems.push("the module has no default export; export default { name, transform }");
+  else if (exported === null || typeof exported !== "object" || Array.isArray(exported)) {
+    problems.push(`the default export must be an object { name, transform }, found ${exported === null ? "null" : Array.isArray(exported) ? "an array" : typeof exported}`);
+  } else {
+    for (const key of Object.keys(exported)) {
+      if (!EXPORT_KEYS.includes(key)) problems.push(`unknown key ${JSON.stringify(key)} in the default export (allowed: name, transform)`);
+    }
+    if (!("name" in exported)) problems.push("the default export lacks name");
+    if (typeof exported.transform !== "function") {
+      problems.push(`transform must be a function, found ${"transform" in exported ? (exported.transform === null ? "null" : typeof exported.transform) : "nothing"}`);
+    }
+  }
+  const name = exported && typeof exported === "object" ? exported.name : undefined;
+  if (problems.length) return finish({ ok: false, stage: "export", problems, name: typeof name === "string" ? name : null });
+  if (typeof name !== "string") {
+    return finish({ ok: false, stage: "export", problems: [`name must be a string, found ${name === null ? "null" : typeof name}`], name: null });
+  }
+
+  const sources = {};
+  for (const s of request.sources) {
+    sources[s.name] = Object.freeze({ content: readFileSync(s.file, "utf8"), path: s.path, sha256: s.sha256 });
+  }
+  Object.freeze(sources);
+  let returned;
+  try {
+    returned = await exported.transform(sources);
+  } catch (err) {
+    if (err && err.code === "ERR_ACCESS_DENIED") return finish({ ok: false, stage: "sandbox", error: errorText(err), name });
+    return finish({ ok: false, stage: "transform", error: errorText(err), name });
+  }
+  if (Array.isArray(returned) && returned.length > request.maxCases) {
+    return finish({ ok: false, stage: "result", count: returned.length, name });
+  }
+  const result = toJsonData(returned);
+  finish({ ok: true, name, result, count: Array.isArray(returned) ? returned.length : null });
+}
+
+process.on("unhandledRejection", () => {});
+main().catch((err) => finish({ ok: false, stage: "transform", error: errorText(err) }));
