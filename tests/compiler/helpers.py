@@ -34,7 +34,7 @@ def with_deps(files: dict[str, str | bytes]) -> dict[str, str | bytes]:
 
 def tool_module(*names: str, description: str = "Look something up.") -> str:
     tools = ",\n".join(
-        f'  {name}: tool({{ description: {orjson.dumps(description).decode()}, '
+        f'  {orjson.dumps(name).decode()}: tool({{ description: {orjson.dumps(description).decode()}, '
         f'inputSchema: z.object({{ topic: z.string() }}), execute: async ({{ topic }}) => ({{ topic }}) }})'
         for name in names)
     return f'import {{ tool }} from "ai"\nimport {{ z }} from "zod"\n\nexport const tools = {{\n{tools},\n}}\n'
