@@ -21,17 +21,17 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-# sign: not right after a word character, a dot or a closing bracket.
-# integer part: 1-3 digits + comma groups of exactly 3, or plain digits, or
-# nothing when the number starts with the dot (".5").
-_NUMBER = re.compile(
-    r"(?P<sign>(?<![\w.)\]])[-+\u2212])?"
-    r"(?P<dollar>\$)?"
-    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+|(?<![\w.])(?=\.[0-9]))"
-    r"(?P<frac>\.[0-9]+)?"
-    r"(?P<pct>%)?"
-)
+# The digits of a number: every alternative starts with a digit or a dot, so
+# the regex engine scans quickly; the optional sign and `$` before it are read
+# by hand (see _read). Comma grouping must be exact (1-3 digits, then groups
+# of three), else the digits are read as separate numbers.
+_CORE = re.compile(r"(?:\.[0-9]+|[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?)%?")
 _MARKER = "####"
+_SIGNS = "-+\u2212"
+
+
+def _wordish(char: str) -> bool:
+    return char.isalnum() or char in "._)]"
 
 
 class Extraction(NamedTuple):
@@ -51,20 +51,37 @@ def normalize_number(sign: str, integer: str, fraction: str) -> str:
     return text
 
 
-def _number(match: re.Match) -> str:
-    return normalize_number(match["sign"] or "", match["int"], match["frac"] or "")
+def _read(text: str, match: re.Match) -> tuple[str, str]:
+    """(normalized number, raw text) of a _CORE match, with the `$` and the
+    sign in front of it when they belong to it."""
+    start, end = match.span()
+    body = match.group()
+    if body[0] == "." and start > 0 and _wordish(text[start - 1]):
+        body, start = body[1:], start + 1  # "v2.0.1": the ".1" is not a number of its own
+    if body.endswith("%"):
+        body = body[:-1]
+    begin = start
+    if begin > 0 and text[begin - 1] == "$":
+        begin -= 1
+    sign = ""
+    if begin > 0 and text[begin - 1] in _SIGNS and not (begin > 1 and _wordish(text[begin - 2])):
+        sign = text[begin - 1]
+        begin -= 1
+    dot = body.find(".")
+    integer, fraction = (body, "") if dot < 0 else (body[:dot], body[dot:])
+    return normalize_number(sign, integer, fraction), text[begin:end]
 
 
 def extract_gsm8k(output: str) -> Extraction:
     text = unicodedata.normalize("NFKC", output) if not output.isascii() else output
     marker = text.rfind(_MARKER)
     if marker >= 0:
-        match = _NUMBER.search(text, marker + len(_MARKER))
+        match = _CORE.search(text, marker + len(_MARKER))
         if match:
-            return Extraction(_number(match), match.group(0), "after ####")
+            return Extraction(*_read(text, match), "after ####")
     last = None
-    for last in _NUMBER.finditer(text):
+    for last in _CORE.finditer(text):
         pass
     if last is None:
         return Extraction(None, None, "none")
-    return Extraction(_number(last), last.group(0), "last number")
+    return Extraction(*_read(text, last), "last number")

@@ -1,0 +1,141 @@
+"""Grading throughput: 25,000 responses graded with built-in evaluators and
+25,000 with a custom JS evaluator, each next to a floor measured in the same
+run (reading the responses JSONL and writing the same lines back with orjson).
+
+    .venv/bin/python bench/grade.py [--cases N] [--repeat R]
+
+Releases are built with the real compiler (`python -m trunchbull build`) into a
+temporary directory; the timed part is `run_grade_command` in-process (release
+load + verify, responses validation, grading, results JSONL, polars summary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from trunchbull.evaluators.pool import pool_size  # noqa: E402
+from trunchbull.grading import run_grade_command  # noqa: E402
+
+KINDS = [
+    ({"kind": "contains", "expected": "30 days"}, "The window is 30 DAYS.", "about a month"),
+    ({"kind": "exact", "expected": "Paris"}, " Paris\n", "paris"),
+    ({"kind": "gsm8k", "expected": "72"}, "70 + 2 = 72 apples.\n#### $72", "#### 71.00"),
+    ({"kind": "answer_bank", "answers": ["full refund", "yes"], "forbiddenAnswers": ["no refund"]},
+     "Yes, they get a FULL-refund.", "No refund, sorry."),
+    ({"kind": "non_empty"}, "hello", "   "),
+]
+
+CUSTOM_EVAL = """export default {
+  id: "custom",
+  cases: "./cases.jsonl",
+  evaluate({ output, caseData }) {
+    const answer = output.trim().toLowerCase()
+    const passed = answer.includes(caseData.label)
+    return { passed, score: passed ? 1 : 0, message: passed ? "ok" : `expected ${caseData.label}` }
+  },
+}
+"""
+
+
+def build(root: Path, out: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    run = subprocess.run([sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(out)],
+                         capture_output=True, text=True, env=env)
+    if run.returncode != 0:
+        raise SystemExit(f"build failed:\n{run.stdout}{run.stderr}")
+
+
+def make_builtin(tmp: Path, n: int) -> tuple[Path, Path]:
+    root = tmp / "builtin"
+    (root / "evals").mkdir(parents=True)
+    (root / "evals" / "mixed.ts").write_text('export default { id: "mixed", cases: "./cases.jsonl" }\n')
+    cases, responses = [], []
+    for i in range(n):
+        spec, good, bad = KINDS[i % len(KINDS)]
+        cases.append({"id": f"case-{i}", "prompt": f"Question {i}?", "evaluate": spec})
+        responses.append({"caseId": f"case-{i}", "output": good if i % 3 else bad, "finishReason": "stop"})
+    (root / "evals" / "cases.jsonl").write_bytes(b"".join(orjson.dumps(c) + b"\n" for c in cases))
+    build(root, tmp / "builtin-release")
+    path = tmp / "builtin-responses.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in responses))
+    return tmp / "builtin-release", path
+
+
+def make_custom(tmp: Path, n: int) -> tuple[Path, Path]:
+    root = tmp / "custom"
+    (root / "evals").mkdir(parents=True)
+    (root / "evals" / "custom.js").write_text(CUSTOM_EVAL)
+    labels = ["positive", "negative", "mixed"]
+    cases, responses = [], []
+    for i in range(n):
+        cases.append({"id": f"case-{i}", "prompt": f"Review {i}", "data": {"label": labels[i % 3]}})
+        responses.append({"caseId": f"case-{i}", "output": labels[(i // 2) % 3], "finishReason": "stop"})
+    (root / "evals" / "cases.jsonl").write_bytes(b"".join(orjson.dumps(c) + b"\n" for c in cases))
+    build(root, tmp / "custom-release")
+    path = tmp / "custom-responses.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in responses))
+    return tmp / "custom-release", path
+
+
+def floor(responses: Path, out: Path) -> float:
+    """Read the JSONL, parse every line, serialize it back, write the file."""
+    started = time.perf_counter()
+    rows = [orjson.loads(line) for line in responses.read_bytes().split(b"\n") if line]
+    out.write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in rows))
+    return time.perf_counter() - started
+
+
+def grade(release: Path, responses: Path, out: Path) -> float:
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        code = run_grade_command(release, responses, out, json_summary=True, fail_under=None)
+    elapsed = time.perf_counter() - started
+    if code != 0:
+        raise SystemExit(f"grade exited {code}: {err.getvalue()}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", type=int, default=25_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    report = {"cases": args.cases, "cores": pool_size(), "python": sys.version.split()[0]}
+    with tempfile.TemporaryDirectory(prefix="trunchbull-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        t0 = time.perf_counter()
+        suites = {"builtin": make_builtin(tmp, args.cases), "custom": make_custom(tmp, args.cases)}
+        report["setupSeconds"] = round(time.perf_counter() - t0, 1)
+        for name, (release, responses) in suites.items():
+            floors = [floor(responses, tmp / f"{name}-floor.jsonl") for _ in range(args.repeat)]
+            grades = [grade(release, responses, tmp / f"{name}-results.jsonl") for _ in range(args.repeat)]
+            outcomes = {}
+            for line in (tmp / f"{name}-results.jsonl").read_bytes().splitlines():
+                o = orjson.loads(line)["outcome"]
+                outcomes[o] = outcomes.get(o, 0) + 1
+            report[name] = {
+                "floorCasesPerSecond": round(args.cases / min(floors)),
+                "gradeCasesPerSecond": round(args.cases / min(grades)),
+                "gradeSeconds": round(min(grades), 3),
+                "floorSeconds": round(min(floors), 4),
+                "outcomes": outcomes,
+            }
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
