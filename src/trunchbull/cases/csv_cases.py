@@ -25,6 +25,8 @@ def read_csv_cases(data: bytes, data_path: str, module_path: str, report: Report
     header = next(csv.reader(io.StringIO(text)))
     if not _check_header(header, data_path, report):
         return []
+    if _report_ragged_rows(text, len(header), data_path, report, syntax_fallback=False):
+        return []  # polars would pad a short row with "" (or null), so field counts are checked first
     import polars as pl  # imported here: it costs ~0.3 s, and only CSV evals need it
 
     try:
@@ -100,7 +102,8 @@ def _row_lines(text: str, rows: list[tuple], width: int, data_path: str, report:
     return lines
 
 
-def _report_ragged_rows(text: str, width: int, data_path: str, report: Report) -> None:
+def _report_ragged_rows(text: str, width: int, data_path: str, report: Report, syntax_fallback: bool = True) -> bool:
+    """Report every row whose field count differs from the header's; True when any did."""
     reader = csv.reader(io.StringIO(text))
     next(reader)
     start = reader.line_num + 1
@@ -111,5 +114,6 @@ def _report_ragged_rows(text: str, width: int, data_path: str, report: Report) -
                    "quote fields that contain commas or newlines")
             found = True
         start = reader.line_num + 1
-    if not found:
+    if not found and syntax_fallback:
         report(Where(data_path), "csv-syntax", "the CSV file could not be parsed", "check its quoting (RFC 4180)")
+    return found
