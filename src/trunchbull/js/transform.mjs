@@ -82,8 +82,9 @@ for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = c
 
 function finish(response) {
   if (violations.length) response = { ok: false, stage: "sandbox", error: violations[0], name: response.name };
-  writeOut("\n" + JSON.stringify(response) + "\n");
-  process.exit(0);
+  // Exit only once the (possibly large) response is flushed: a pipe write
+  // that does not fit the pipe buffer completes asynchronously.
+  writeOut("\n" + JSON.stringify(response) + "\n", () => process.exit(0));
 }
 
 function errorText(err) {

@@ -1,0 +1,168 @@
+"""Transformer build cost: a transformer over one 50 MiB source producing
+25,000 cases, built with `trunchbull build`, next to one plain run of the
+same transform in Node (read the source, hash it, transform, serialize).
+
+The build runs the transformer twice (concurrently, in two sandboxes), then
+parses, compares and validates the output and writes the release, so the
+target is build <= 2.5 x plain. Peak memory is the largest total RSS of the
+build's process tree (Python plus both Node runs), sampled every 20 ms.
+
+Usage: .venv/bin/python bench/transform.py [--runs 3] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import orjson
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from trunchbull.node import toolchain  # noqa: E402
+
+CASES = 25_000
+SOURCE_BYTES = 50 * 1024 * 1024 - 4096  # just under the per-source limit
+
+TRANSFORM = """// One JSON record per line -> one case.
+export default {
+  name: "reading",
+  transform({ records }) {
+    const cases = []
+    for (const line of records.content.split("\\n")) {
+      if (!line) continue
+      const r = JSON.parse(line)
+      cases.push({
+        id: `reading.${r.n}`,
+        prompt: `${r.context}\\n\\nQuestion: ${r.question}`,
+        evaluate: { kind: "exact", expected: r.answer },
+        data: { n: r.n, source: records.sha256 },
+      })
+    }
+    return cases
+  },
+}
+"""
+
+PLAIN = """import { readFileSync } from "node:fs"
+import { createHash } from "node:crypto"
+const [module, file] = process.argv.slice(2)
+const bytes = readFileSync(file)
+const records = { content: bytes.toString("utf8"), path: "evals/reading/records.jsonl",
+                  sha256: createHash("sha256").update(bytes).digest("hex") }
+const t = (await import(module)).default
+const out = JSON.stringify(await t.transform({ records }))
+process.stdout.write(String(out.length) + "\\n")
+"""
+
+
+def generate(root: Path) -> None:
+    (root / "evals" / "reading").mkdir(parents=True)
+    (root / "benchmark.config.ts").write_text('export default { protocolVersion: 1, title: "Transform bench" }\n')
+    (root / "evals" / "reading.ts").write_text(
+        'export default { id: "reading", cases: { transformer: "./reading/transform.mjs", '
+        'sources: { records: "./reading/records.jsonl" } } }\n')
+    (root / "evals" / "reading" / "transform.mjs").write_text(TRANSFORM)
+    per_record = SOURCE_BYTES // CASES
+    words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor".split()
+    lines = []
+    for n in range(CASES):
+        head = {"n": n, "question": f"What is item {n}?", "answer": f"answer {n}", "context": ""}
+        pad = per_record - len(orjson.dumps(head)) - 1
+        text = " ".join(words[(n + i) % len(words)] for i in range(pad // 6 + 2))[:pad]
+        head["context"] = text
+        lines.append(orjson.dumps(head))
+    data = b"\n".join(lines) + b"\n"
+    assert len(data) <= 50 * 1024 * 1024, len(data)
+    (root / "evals" / "reading" / "records.jsonl").write_bytes(data)
+
+
+def tree_rss_kib(pid: int) -> int:
+    total, stack, seen = 0, [pid], set()
+    while stack:
+        p = stack.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            for task in Path(f"/proc/{p}/task").iterdir():
+                stack.extend(int(c) for c in (task / "children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return total
+
+
+def timed(cmd: list[str], env: dict) -> tuple[float, int, subprocess.CompletedProcess]:
+    peak = 0
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, tree_rss_kib(proc.pid))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    out, err = proc.communicate()
+    elapsed = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    return elapsed, peak, subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--keep", type=Path, help="generate the benchmark here and keep it")
+    args = parser.parse_args()
+    tc = toolchain()
+    tmp = Path(tempfile.mkdtemp(prefix="trunchbull-bench-transform-"))
+    root = args.keep or tmp / "bench"
+    if not (root / "evals").exists():
+        generate(root)
+    source = root / "evals" / "reading" / "records.jsonl"
+    (tmp / "plain.mjs").write_text(PLAIN)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    plain, plain_peak, build, build_peak = [], [], [], []
+    try:
+        for i in range(args.runs):
+            t, peak, res = timed([str(tc.node), str(tmp / "plain.mjs"), str(root / "evals/reading/transform.mjs"),
+                                  str(source)], env)
+            assert res.returncode == 0, res.stderr.decode()
+            plain.append(t)
+            plain_peak.append(peak)
+            out = tmp / f"release-{i}"
+            t, peak, res = timed([sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(out)], env)
+            assert res.returncode == 0, res.stderr.decode()
+            build.append(t)
+            build_peak.append(peak)
+            cases = sum(1 for _ in (out / "cases.jsonl").open("rb"))
+            assert cases == CASES, cases
+        p, b = statistics.median(plain), statistics.median(build)
+        print(f"source: {source.stat().st_size / 2**20:.1f} MiB, {CASES:,} cases, "
+              f"cases.jsonl {(tmp / 'release-0' / 'cases.jsonl').stat().st_size / 2**20:.1f} MiB; median of {args.runs}")
+        print(f"plain node run:     {p:6.2f} s   peak RSS {max(plain_peak) / 1024:6.0f} MiB")
+        print(f"trunchbull build:   {b:6.2f} s   peak RSS {max(build_peak) / 1024:6.0f} MiB (whole process tree)")
+        print(f"build / plain:      {b / p:6.2f} x   (target <= 2.5 x)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
