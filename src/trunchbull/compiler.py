@@ -98,7 +98,7 @@ def compile_benchmark(path: Path, progress: Progress = _quiet) -> CompileOutcome
         progress("reading config")
         config, entries, diags = load_config(path, helper)
         outcome = CompileOutcome(config.root, diags)
-        if diags.has_errors():
+        if not entries.evals:  # otherwise go on despite config errors, to report all problems in one run
             return outcome
         deps = find_dependencies(config.root, config.repo_root)
         install_dir = None

@@ -99,7 +99,8 @@ class EvalCompiler:
             return None
         problem = authoring_id_problem(eval_id)
         if problem:
-            self.problem(top.at("id"), "eval-id", f"eval id {problem}")
+            line, col = find_literal(self.module_file, eval_id) if isinstance(eval_id, str) else (None, None)
+            self.problem(Where(top.file, line or top.line, col or top.col), "eval-id", f"eval id {problem}")
             return None
         line, col = find_literal(self.module_file, eval_id)
         here = Where(self.report.path, line or top.line, col or top.col)

@@ -104,14 +104,15 @@ def step_expand(args) -> int:
 def step_assemble(args) -> int:
     root = args.root.absolute()
     repo_root = (args.repo_root or args.root).absolute()
-    config, entries = config_from_json(_read_json(args.config), root, repo_root)
+    config_data = _read_json(args.config)
+    config, entries = config_from_json(config_data, root, repo_root)
     reports = [ModuleReport.from_json(_read_json(p), p.absolute().parent) for p in args.report]
     expansions = [Expansion.from_json(_read_json(p)) for p in args.expansion]
     order = {path: i for i, path in enumerate(entries.evals + entries.tools)}
     reports.sort(key=lambda r: order.get(r.path, len(order)))
     expansions.sort(key=lambda e: order.get(e.path, len(order)))
     deps = find_dependencies(root, repo_root)
-    diags = Diagnostics()
+    diags = Diagnostics([Diagnostic.from_json(d) for d in config_data.get("diagnostics", [])])
     release, _ = assemble(config, entries, deps, reports, expansions, diags)
     code = _report(diags.items)
     if release is None:
