@@ -230,3 +230,25 @@ def test_jsonl_case_evaluator_kinds_may_differ(bench):
     cases, manifest = build_ok(root)
     assert [c["evaluate"] for c in cases] == [{"kind": "exact", "expected": "x"}, {"kind": "answer_bank", "answers": ["y"]}]
     assert manifest["evals"][0]["evaluatorKinds"] == ["answer_bank", "exact"]
+
+
+def test_data_file_symlink_resolving_outside_the_root_is_rejected(bench, tmp_path):
+    import os
+
+    (tmp_path / "outside.jsonl").write_text('{"id": "a", "prompt": "p"}\n')
+    root = jsonl_bench(bench, '{"id": "placeholder", "prompt": "p"}\n')
+    (root / "evals/qa.jsonl").unlink()
+    os.symlink(tmp_path / "outside.jsonl", root / "evals/qa.jsonl")
+    expect_error(root, "data-file-path", "evals/qa.ts", message="symlink")
+
+
+def test_csv_empty_description_is_absent_so_the_eval_description_is_inherited(bench):
+    root = csv_bench(bench, "id,prompt,description\nqa.1,P,\nqa.2,Q,Own\n", evaluate='{ kind: "non_empty" }',
+                     extra=', description: "Eval D"')
+    assert [c["description"] for c in build_ok(root)[0]] == ["Eval D", "Own"]
+
+
+@pytest.mark.parametrize("data, expected", [('"text"', "text"), ("0", 0), ("[1, 2]", [1, 2]), ("false", False)])
+def test_case_data_may_be_any_json_value(bench, data, expected):
+    root = jsonl_bench(bench, f'{{"id": "a", "prompt": "p", "data": {data}}}\n')
+    assert build_ok(root)[0][0]["data"] == expected

@@ -122,3 +122,22 @@ def test_local_imports_outside_the_repository_root_are_rejected(tmp_path):
                                  'export default { id: "answer", prompt: PROMPT, evaluate: { kind: "non_empty" } }\n',
     })
     expect_error(repo / "bench", "import-outside-repo", "evals/answer.ts", line=1)
+
+
+def test_discovered_symlink_resolving_outside_the_root_is_rejected(bench, tmp_path):
+    import os
+
+    outside = tmp_path / "outside.ts"
+    outside.write_text(one_case("outside"))
+    root = bench({"evals/answer.ts": one_case()})
+    os.symlink(outside, root / "evals" / "link.ts")
+    expect_error(root, "symlink-outside-root", "evals/link.ts")
+
+
+def test_symlink_inside_the_root_is_fine(bench):
+    import os
+
+    root = bench({"lib/real.ts": one_case("real"), "evals/answer.ts": one_case()})
+    os.symlink(root / "lib" / "real.ts", root / "evals" / "link.ts")
+    cases, _ = build_ok(root)
+    assert [c["id"] for c in cases] == ["answer", "real"]
