@@ -13,7 +13,7 @@ from trunchbull.cases.jsonl_cases import read_jsonl
 from trunchbull.diagnostics import Diagnostics
 from trunchbull.evaluators.specs import validate_spec
 from trunchbull.ids import authoring_id_problem, json_type, suggest
-from trunchbull.locate import find_default_export, find_literal
+from trunchbull.locate import find_default_export, find_literal, refine
 from trunchbull.modules import ModuleReport
 from trunchbull.paths import rel_posix, resolve_inside
 
@@ -60,27 +60,43 @@ class EvalCompiler:
         self.custom = False
 
     def problem(self, where: Where, code: str, message: str, hint: str | None = None) -> None:
-        self.diags.error(code, f"{where.label()}{message}", file=where.file, line=where.line, col=where.col, hint=hint)
+        line, col = where.line, where.col
+        if where.file == self.report.path:
+            line, col = refine(self.module_file, line, col, where.path)
+        self.diags.error(code, f"{where.label()}{message}", file=where.file, line=line, col=col, hint=hint)
+
+    def _anchor(self, value: object, top: Where, path: str) -> Where:
+        """Where a path of the export starts: its case's id literal, else the default export."""
+        match = re.match(r"cases\[(\d+)\]", path)
+        if match and isinstance(value, dict) and isinstance(value.get("cases"), list):
+            cases = value["cases"]
+            index = int(match.group(1))
+            case = cases[index] if index < len(cases) else None
+            if isinstance(case, dict) and isinstance(case.get("id"), str):
+                line, col = find_literal(self.module_file, case["id"])
+                if line:
+                    return Where(top.file, line, col, path)
+        return top.at(path)
 
     def compile(self) -> CompiledEval | None:
         inspected = self.report.inspection["default"]
         line, col = find_default_export(self.module_file)
         top = Where(self.report.path, line, col)
-        for err in inspected["errors"]:
-            self.problem(top.at(err["path"]), "json-incompatible", err["problem"],
-                         "eval exports must be plain JSON-compatible data (only the eval's evaluate may be a function)")
         value = inspected["value"]
+        for err in inspected["errors"]:
+            self.problem(self._anchor(value, top, err["path"]), "json-incompatible", err["problem"],
+                         "eval exports must be plain JSON-compatible data (only the eval's evaluate may be a function)")
         custom = self.custom = "evaluate" in inspected["functions"]
         for path in inspected["functions"]:
             if path == "evaluate":
                 continue
             if _CASE_EVALUATE_FN.fullmatch(path):
-                self.problem(top.at(path), "case-evaluate-function", "per-case evaluator functions are not supported",
+                self.problem(self._anchor(value, top, path), "case-evaluate-function", "per-case evaluator functions are not supported",
                              "use a declarative evaluate spec on the case, or one module-level evaluate function on the eval")
                 index = int(path[6:path.index("]")])
                 value["cases"][index].pop("evaluate", None)
             else:
-                self.problem(top.at(path), "function-not-allowed", "a function is not JSON-compatible data",
+                self.problem(self._anchor(value, top, path), "function-not-allowed", "a function is not JSON-compatible data",
                              "the only function an eval may export is its module-level evaluate")
         if not isinstance(value, dict):
             self.problem(top, "eval-type", f"the default export must be an eval object, found {json_type(value)}")
@@ -194,7 +210,8 @@ class EvalCompiler:
                          "add evaluate: { kind: \"contains\" } and an expected column")
             return None
         if value["evaluate"] is None:
-            self.problem(where.at("evaluate"), "csv-evaluator", "a CSV eval cannot use a custom evaluate function",
+            self.problem(Where(where.file, where.line, where.col, "evaluate"), "csv-evaluator",
+                         "a CSV eval cannot use a custom evaluate function",
                          "use non_empty, exact or contains, or switch to JSONL")
             return None
         return read_csv_cases(data, rel, self.report.path, self._report)

@@ -4,6 +4,7 @@ its source spells a given string literal."""
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,3 +33,44 @@ def find_default_export(path: Path) -> tuple[int | None, int | None]:
     if index < 0:
         return None, None
     return text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+_CASE_PREFIX = re.compile(r"^cases\[\d+\]")
+_SEGMENT = re.compile(r"\.?([A-Za-z_$][A-Za-z0-9_$]*)|\[\"((?:[^\"\\]|\\.)*)\"\]|\[(\d+)\]")
+
+
+def _offset(text: str, line: int, col: int) -> int:
+    index = 0
+    for _ in range(line - 1):
+        index = text.find("\n", index) + 1
+    return index + col - 1
+
+
+def _position(text: str, index: int) -> tuple[int, int]:
+    return text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def refine(path: Path, line: int | None, col: int | None, json_path: str) -> tuple[int | None, int | None]:
+    """Move a location from its anchor (a case's id literal, or the default
+    export) to the key that `json_path` names, by searching the source for
+    each key in turn. Keeps the anchor when a key cannot be found."""
+    text = _text(path)
+    if not text or not json_path or line is None:
+        return line, col
+    start = _offset(text, line, col or 1)
+    case_prefix = _CASE_PREFIX.match(json_path)
+    if case_prefix:
+        json_path = json_path[case_prefix.end():]
+        start = max(text.rfind("{", 0, start), 0)
+    elif text.find("export default") >= 0:  # eval-level keys may come before or after its id
+        start = text.find("export default")
+    found = None
+    for match in _SEGMENT.finditer(json_path):
+        key = match.group(1) or match.group(2)
+        if key is None:
+            continue
+        key_match = re.compile(rf"(?<![A-Za-z0-9_$])[\"']?{re.escape(key)}[\"']?\s*:|(?<![A-Za-z0-9_$]){re.escape(key)}\s*\(").search(text, start)
+        if not key_match:
+            break
+        found = start = key_match.start()
+    return _position(text, found) if found is not None else (line, col)

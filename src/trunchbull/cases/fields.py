@@ -58,8 +58,8 @@ def check_optional_text(obj: dict, key: str, where: Where, report: Report) -> st
     value = obj[key]
     if isinstance(value, str) and value.strip():
         return value
-    report(where.at(key), "field-type", f"{key} must be a non-empty string, found {json_type(value)}"
-           if not isinstance(value, str) else f"{key} must not be empty", None)
+    report(where.at(key), "field-type", f"must be a non-empty string, found {json_type(value)}"
+           if not isinstance(value, str) else "must not be empty", f"set {key} to a non-empty string, or leave it out")
     return None
 
 
@@ -71,7 +71,7 @@ def check_tool_list(value: object, where: Where, report: Report) -> list[str] | 
     for i, name in enumerate(value):
         problem = tool_name_problem(name)
         if problem:
-            report(where.at(f"[{i}]"), "tool-name", f"tool name {problem}", None)
+            report(where.at(f"[{i}]"), "tool-name", problem, "rename the tool in its tool module and here")
         elif name in seen:
             report(where.at(f"[{i}]"), "tools-duplicate", f"tool {name!r} is listed twice", "list each tool once")
         else:
