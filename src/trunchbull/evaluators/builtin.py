@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from trunchbull.evaluators.gsm8k import extract_gsm8k
+from trunchbull.evaluators.gsm8k import extract_answer
 from trunchbull.evaluators.normalize import normalize_answer
 from trunchbull.evaluators.specs import gsm8k_expected
 from trunchbull.evaluators.toolcalls import ToolCallSyntax, ToolSchemas
@@ -66,21 +66,39 @@ def _contains(spec: dict) -> Grader:
     return grade
 
 
+# ASCII punctuation, symbols, whitespace and control characters (everything
+# but letters, digits and `_`) → space
+_ASCII_NOT_ALNUM = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum() and c != "_"})
+
+
+def _normalize_output(text: str) -> str:
+    """normalize_answer(text), with a fast path for ASCII text without `_`
+    (the common case): NFKC changes no ASCII character, casefold is lower,
+    and each run of non-alphanumeric characters becomes one space, trimmed —
+    exactly what the regex of normalize_answer does when there is no `_` (a
+    run of `_` next to punctuation gives two spaces there, so text with `_`
+    always takes the general path)."""
+    if text.isascii() and "_" not in text:
+        return " ".join(text.lower().translate(_ASCII_NOT_ALNUM).split())
+    return normalize_answer(text)
+
+
 def _answer_bank(spec: dict) -> Grader:
-    answers = [(a, normalize_answer(a)) for a in spec["answers"]]
-    forbidden = [(a, normalize_answer(a)) for a in spec.get("forbiddenAnswers") or []]
+    answers = [(normalize_answer(a), f"the output contains the answer {preview(a)}", a) for a in spec["answers"]]
+    forbidden = [(norm, f"the output contains the forbidden answer {preview(a)}", a)
+                 for a in spec.get("forbiddenAnswers") or [] if (norm := normalize_answer(a))]
+    none_message = ("the output contains none of the answers "
+                    + ", ".join(preview(a, 30) for a in spec["answers"][:5]) + (" …" if len(answers) > 5 else ""))
 
     def grade(output: str, calls: list) -> Result:
-        normalized = normalize_answer(output)
-        for original, norm in forbidden:
-            if norm and norm in normalized:
-                return ("fail", 0.0, f"the output contains the forbidden answer {preview(original)}",
-                        {"forbidden": original})
-        for original, norm in answers:
+        normalized = _normalize_output(output)
+        for norm, message, original in forbidden:
             if norm in normalized:
-                return "pass", 1.0, f"the output contains the answer {preview(original)}", {"matched": original}
-        return ("fail", 0.0, "the output contains none of the answers "
-                + ", ".join(preview(a, 30) for a, _ in answers[:5]) + (" …" if len(answers) > 5 else ""), None)
+                return "fail", 0.0, message, {"forbidden": original}
+        for norm, message, original in answers:
+            if norm in normalized:
+                return "pass", 1.0, message, {"matched": original}
+        return "fail", 0.0, none_message, None
     return grade
 
 
@@ -88,16 +106,17 @@ def _gsm8k(spec: dict) -> Grader:
     expected = gsm8k_expected(spec["expected"])
     if expected is None:  # the compiler guarantees a normalized string; be safe on hand-edited releases
         raise ValueError(f"gsm8k expected {spec['expected']!r} is not a normalized number")
+    no_number = f"no number in the output (expected {expected})"
+    where = {"after ####": "the first number after the last ####", "last number": "the last number in the output"}
 
     def grade(output: str, calls: list) -> Result:
-        answer, raw, method = extract_gsm8k(output)
+        answer, raw, method = extract_answer(output)
         if answer is None:
-            return "fail", 0.0, f"no number in the output (expected {expected})", {"extracted": None, "method": method}
+            return "fail", 0.0, no_number, {"extracted": None, "method": method}
         details = {"extracted": answer, "raw": raw, "method": method}
-        where = "the first number after the last ####" if method == "after ####" else "the last number in the output"
         if answer == expected:
-            return "pass", 1.0, f"{where} is {answer}, as expected", details
-        return "fail", 0.0, f"{where} is {answer} (from {raw!r}), expected {expected}", details
+            return "pass", 1.0, f"{where[method]} is {answer}, as expected", details
+        return "fail", 0.0, f"{where[method]} is {answer} (from {raw!r}), expected {expected}", details
     return grade
 
 

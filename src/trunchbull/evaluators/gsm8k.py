@@ -73,15 +73,23 @@ def _read(text: str, match: re.Match) -> tuple[str, str]:
 
 
 def extract_gsm8k(output: str) -> Extraction:
+    return Extraction._make(extract_answer(output))
+
+
+def extract_answer(output: str) -> tuple[str | None, str | None, str]:
+    """extract_gsm8k as a plain (answer, raw, method) tuple, for the grader."""
     text = unicodedata.normalize("NFKC", output) if not output.isascii() else output
     marker = text.rfind(_MARKER)
     if marker >= 0:
         match = _CORE.search(text, marker + len(_MARKER))
         if match:
-            return Extraction(*_read(text, match), "after ####")
+            answer, raw = _read(text, match)
+            return answer, raw, "after ####"
     last = None
     for last in _CORE.finditer(text):
         pass
     if last is None:
-        return Extraction(None, None, "none")
-    return Extraction(*_read(text, last), "last number")
+        return None, None, "none"
+    answer, raw = _read(text, last)
+    return answer, raw, "last number"
+
