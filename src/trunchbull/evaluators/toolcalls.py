@@ -7,13 +7,25 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from jsonschema import exceptions as js_exceptions
-from jsonschema.validators import validator_for
 
-try:  # jsonschema >= 4.18
-    from referencing.exceptions import Unresolvable
-except ImportError:  # pragma: no cover
-    Unresolvable = js_exceptions.RefResolutionError  # type: ignore[misc,assignment]
+
+class _JsonSchema:
+    """The jsonschema library, imported on first use: it takes ~60-90 ms to
+    import and only releases with tool_call_syntax cases need it."""
+
+    def __getattr__(self, name: str) -> Any:
+        from jsonschema import exceptions
+        from jsonschema.validators import validator_for
+
+        try:  # jsonschema >= 4.18
+            from referencing.exceptions import Unresolvable
+        except ImportError:  # pragma: no cover
+            Unresolvable = exceptions.RefResolutionError  # noqa: N806
+        self.exceptions, self.validator_for, self.Unresolvable = exceptions, validator_for, Unresolvable
+        return getattr(self, name)
+
+
+_js = _JsonSchema()
 
 
 def _parse_input(value: Any) -> tuple[Any, bool]:
@@ -102,10 +114,10 @@ class ToolSchemas:
         if not isinstance(schema, (dict, bool)):
             self._broken[name] = f"the release has no JSON Schema for tool {name!r}"
             return None, self._broken[name]
-        cls = validator_for(schema)
+        cls = _js.validator_for(schema)
         try:
             cls.check_schema(schema)
-        except js_exceptions.SchemaError as err:
+        except _js.exceptions.SchemaError as err:
             self._broken[name] = f"the release's JSON Schema of tool {name!r} is invalid: {err.message}"
             return None, self._broken[name]
         validator = cls(schema)
@@ -114,7 +126,7 @@ class ToolSchemas:
 
 
 def _schema_problem(validator, value: Any) -> str | None:
-    error = js_exceptions.best_match(validator.iter_errors(value))
+    error = _js.exceptions.best_match(validator.iter_errors(value))
     if error is None:
         return None
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
@@ -153,7 +165,7 @@ class ToolCallSyntax:
                 return "error", None, broken, None
             try:
                 problem = _schema_problem(validator, call["input"])
-            except (Unresolvable, js_exceptions.RefResolutionError) as err:  # a $ref the schema cannot resolve
+            except (_js.Unresolvable, _js.exceptions.RefResolutionError) as err:  # a $ref the schema cannot resolve
                 return "error", None, f"the JSON Schema of tool {name!r} cannot be used: {err}", None
             if problem:
                 problems.append(f"call {i} ({name}) does not match the tool's input schema: {problem}")
