@@ -66,9 +66,9 @@ def _contains(spec: dict) -> Grader:
     return grade
 
 
-# ASCII punctuation, symbols, whitespace and control characters (everything
-# but letters, digits and `_`) → space
-_ASCII_NOT_ALNUM = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum() and c != "_"})
+# ASCII bytes that are not letters or digits (punctuation, symbols, whitespace,
+# control characters) → space; `_` is left alone (see _normalize_output)
+_ASCII_NOT_ALNUM = bytes(c if chr(c).isalnum() or c == 0x5F or c > 0x7F else 0x20 for c in range(256))
 
 
 def _normalize_output(text: str) -> str:
@@ -77,9 +77,9 @@ def _normalize_output(text: str) -> str:
     and each run of non-alphanumeric characters becomes one space, trimmed —
     exactly what the regex of normalize_answer does when there is no `_` (a
     run of `_` next to punctuation gives two spaces there, so text with `_`
-    always takes the general path)."""
+    always takes the general path). Done on bytes: str.translate is slower."""
     if text.isascii() and "_" not in text:
-        return " ".join(text.lower().translate(_ASCII_NOT_ALNUM).split())
+        return b" ".join(text.encode().lower().translate(_ASCII_NOT_ALNUM).split()).decode()
     return normalize_answer(text)
 
 
