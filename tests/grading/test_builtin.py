@@ -82,6 +82,17 @@ def test_normalize_answer(text, normalized):
     assert normalize_answer(text) == normalized
 
 
+@pytest.mark.parametrize("text", [
+    "", " ", "Yes, a FULL-REFUND.", "  30 Days!!  ", "a\tb\nc\rd\x0be\x0cf", "x\x1cy\x1fz\x00w\x7fv",
+    "...", "--a--", "MiXeD 123,456.78%", "snake_case", "a_-b", "_x_", "Straße", "ｆｕｌｌ", "día—año",
+])
+def test_answer_bank_output_normalization_is_normalize_answer(text):
+    # the grader's ASCII fast path must give exactly normalize_answer's result
+    from trunchbull.evaluators.builtin import _normalize_output
+
+    assert _normalize_output(text) == normalize_answer(text)
+
+
 BANK = {"kind": "answer_bank", "answers": ["full refund", "Yes"], "forbiddenAnswers": ["no refund"]}
 
 

@@ -62,7 +62,9 @@ def test_json_summary_and_fail_under(built, tmp_path):
     missed = cli("grade", release, responses, "--fail-under", "0.75")
     assert missed.code == 1
     assert "below 0.75" in missed.stderr
-    assert cli("grade", release, responses, "--fail-under", "1.5").code == 2
+    out_of_range = cli("grade", release, responses, "--fail-under", "1.5")
+    assert out_of_range.code == 2
+    assert out_of_range.stderr.startswith("trunchbull: error: --fail-under takes a pass rate between 0 and 1")
 
 
 def test_unusable_responses_report_every_problem_with_line_numbers(built, tmp_path):
@@ -90,6 +92,7 @@ def test_unusable_responses_report_every_problem_with_line_numbers(built, tmp_pa
     assert f"{responses}:6: error[response-invalid]" in err and "output must be a string, found null" in err
     assert f"{responses}:7: error[response-invalid]" in err and "toolCalls must be an array" in err
     assert f"{responses}:8: error[response-invalid]: a response needs a string caseId" in err
+    assert f"trunchbull: error: {responses} cannot be graded: 7 problem(s); nothing was written" in err
 
 
 def test_missing_responses_are_reported_and_recorded_as_errors(built, tmp_path):
@@ -123,6 +126,7 @@ def test_a_release_that_does_not_verify_is_refused(built, tmp_path):
     cases.write_bytes(cases.read_bytes().replace(b'"Paris"', b'"Lyon"'))
     run = cli("grade", release, write_jsonl(tmp_path / "r.jsonl", GOOD))
     assert run.code == 2 and "does not verify" in run.stderr
+    assert run.stderr.startswith(f"trunchbull: error: {release} does not verify")
 
 
 def test_tar_release(tmp_path):
