@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--json", action="store_true", help="print diagnostics and the summary as JSON")
 
     check = commands.add_parser("check", help="validate a benchmark without writing anything")
-    check.add_argument("root", nargs="?", default=".", type=Path, help="benchmark root (default: .)")
+    check.add_argument("root", nargs="?", default=".", type=Path, help="benchmark root or its benchmark.config file (default: .)")
     check.add_argument("--json", action="store_true", help="print diagnostics as JSON")
 
     inspect = commands.add_parser("inspect", help="summarize a release: evals, cases, tools, evaluator kinds")
@@ -117,22 +117,40 @@ def _compile(args) -> tuple[int, object]:
     return EXIT_OK, outcome
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def describe_counts(counts: dict) -> str:
+    return ", ".join(plural(counts[k], k[:-1]) for k in ("evals", "cases", "tools"))
+
+
+def refuse_to_replace(out: Path) -> None:
+    """A build replaces an earlier release, never another directory's files."""
+    if out.is_dir() and any(out.iterdir()) and not (out / "release.json").is_file():
+        raise UsageError(f"{out} exists and is not a release; choose an empty or new output directory")
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out} exists and is not a directory")
+
+
 def cmd_check(args) -> int:
     code, outcome = _compile(args)
     if code == EXIT_OK:
         if args.json:
             sys.stdout.buffer.write(render_json(outcome.diagnostics.sorted()) + b"\n")
         else:
-            counts = outcome.release.manifest["counts"]
-            print(f"ok: {counts['evals']} evals, {counts['cases']} cases, {counts['tools']} tools")
+            print(f"ok: {describe_counts(outcome.release.manifest['counts'])}")
     return code
 
 
 def cmd_build(args) -> int:
+    if args.out:
+        refuse_to_replace(args.out)
     code, outcome = _compile(args)
     if code != EXIT_OK:
         return code
     out = args.out or outcome.root / "dist" / "release"
+    refuse_to_replace(out)
     outcome.release.write(out)
     if args.tar:
         outcome.release.write_tar(out.with_name(out.name + ".tar"))
@@ -142,8 +160,7 @@ def cmd_build(args) -> int:
                    "diagnostics": [d.to_json() for d in outcome.diagnostics.sorted()]}
         sys.stdout.buffer.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        counts = manifest["counts"]
-        print(f"built {out}: {counts['evals']} evals, {counts['cases']} cases, {counts['tools']} tools")
+        print(f"built {out}: {describe_counts(manifest['counts'])}")
         print(f"digest {manifest['digest']}")
     return EXIT_OK
 
@@ -151,6 +168,8 @@ def cmd_build(args) -> int:
 def _read(path: Path):
     from trunchbull.release import ReleaseError, read_release
 
+    if not path.exists():
+        raise UsageError(f"{path} does not exist")
     try:
         return read_release(path)
     except (ReleaseError, OSError) as err:
@@ -185,7 +204,7 @@ def cmd_inspect(args) -> int:
     version = f" {manifest['version']}" if manifest.get("version") else ""
     print(f"{manifest['title']}{version}  ({manifest['digest']})")
     counts = manifest["counts"]
-    print(f"{counts['evals']} evals, {counts['cases']} cases, {counts['tools']} tools")
+    print(describe_counts(counts))
     print()
     width = max([len(e["id"]) for e in manifest["evals"]] + [4])
     print(f"{'eval'.ljust(width)}  cases  evaluators")

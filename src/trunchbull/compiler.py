@@ -4,6 +4,7 @@ the same stages as file-in/file-out processes for Pants."""
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
 from trunchbull.node import NodeHelper, Toolchain, cache_root, toolchain
 from trunchbull.paths import rel_posix, resolve_inside
 from trunchbull.release import CASES, FORMAT, ReleaseFiles, canonical_jsonl, sha256_hex
+from trunchbull.locate import find_key
 from trunchbull.tools import CompiledTool, compile_tool_module
 
 MAX_CASES = 25_000
@@ -150,8 +152,8 @@ def assemble(config: BenchmarkConfig, entries: Entrypoints, deps: Dependencies |
             continue
         diags.extend(report.diagnostics)
         if report.inspection is not None and not report.ok:
-            diags.error("module-import", f"importing the module failed: {report.inspection.get('importError')}",
-                        file=report.path, hint="the module must import without errors in Node")
+            message, hint = explain_import_error(report.inspection.get("importError") or "")
+            diags.error("module-import", message, file=report.path, hint=hint)
     evals: list[CompiledEval] = []
     by_path = {r.path: r for r in reports}
     for expansion in expansions:
@@ -172,6 +174,21 @@ def assemble(config: BenchmarkConfig, entries: Entrypoints, deps: Dependencies |
     if diags.has_errors():
         return None, evals
     return freeze(config, evals, tools, reports, deps, diags), evals
+
+
+_MISSING_PACKAGE = re.compile(r"Cannot find (?:package|module) '([^']+)' imported from \S+")
+
+
+def explain_import_error(error: str) -> tuple[str, str]:
+    """A Node import error as a message without sandbox paths, and a hint."""
+    missing = _MISSING_PACKAGE.search(error)
+    if missing:
+        return (f"the module imports package {missing.group(1)!r}, which is not installed",
+                f"declare {missing.group(1)!r} in the benchmark's package.json and commit its lockfile")
+    if "ERR_ACCESS_DENIED" in error or "Access to this API has been restricted" in error:
+        return (f"importing the module tried something the sandbox forbids: {error.split('. Use --allow')[0]}",
+                "module code runs sandboxed: no file writes, child processes, workers or reads outside the benchmark")
+    return f"importing the module failed: {error}", "the module must import without errors in Node"
 
 
 def _non_eval_modules(expansions: list[Expansion]) -> set[str]:
@@ -209,8 +226,9 @@ def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: 
     first_tool: dict[str, CompiledTool] = {}
     for tool in tools:
         if tool.name in first_tool:
+            line, col = find_key(config.root / tool.module, tool.name)
             diags.error("duplicate-tool", f"tool {tool.name!r} is also defined in {first_tool[tool.name].module}",
-                        file=tool.module, hint="tool names must be unique across the release")
+                        file=tool.module, line=line, col=col, hint="tool names must be unique across the release")
         else:
             first_tool[tool.name] = tool
     known = sorted(first_tool)
@@ -229,7 +247,7 @@ def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: 
                                 file=where.file, line=where.line, col=where.col, hint=f"known tools: {', '.join(known) or 'none'}")
     total = sum(len(ev.cases) for ev in evals)
     if total > MAX_CASES:
-        diags.error("too-many-cases", f"the release has {total} cases; the limit is {MAX_CASES:,}",
+        diags.error("too-many-cases", f"the release has {total:,} cases; the limit is {MAX_CASES:,}",
                     file=config.config_file, hint="split the benchmark into several releases")
 
 

@@ -88,14 +88,15 @@ def _check_config_value(config: BenchmarkConfig, value: dict, diags: Diagnostics
         if isinstance(value["title"], str) and value["title"].strip():
             config.title = value["title"]
         else:
-            diags.error("config-title", "title must be a non-empty string", **config.where("title"))
+            diags.error("config-title", "title must be a non-empty string", **config.where("title"),
+                        hint="remove title to use the benchmark directory's name")
     if "version" in value:
         version = value["version"]
         if isinstance(version, str) and version.strip() and len(version) <= VERSION_MAX:
             config.version = version
         else:
             diags.error("config-version", f"version must be a non-empty string of at most {VERSION_MAX} characters",
-                        **config.where("version"))
+                        **config.where("version"), hint='for example version: "1.0.0"')
     if "evals" in value:
         config.evals = _check_module_list(config, "evals", value["evals"], diags, min_items=1)
     if "tools" in value:
@@ -106,9 +107,9 @@ def _check_module_list(config: BenchmarkConfig, key: str, items: object, diags: 
                        min_items: int) -> list[str]:
     if not isinstance(items, list):
         diags.error("config-paths", f"{key} must be an array of module paths, found {json_type(items)}",
-                    **config.where(key))
+                    **config.where(key), hint=f'for example {key}: ["{key}/first.ts"]')
         return []
-    if len(items) < min_items:
+    if len(items) < min_items and not any(d.code == "config-not-static" for d in diags.items):
         diags.error("config-evals-empty", f"an explicit {key} array must list at least one module",
                     **config.where(key), hint=f"list your eval modules, or remove {key} to discover them under {key}/")
     paths: list[str] = []
@@ -122,12 +123,13 @@ def _check_module_list(config: BenchmarkConfig, key: str, items: object, diags: 
         assert resolved is not None
         rel = rel_posix(resolved, config.root)
         if not rel.endswith(MODULE_SUFFIXES):
-            diags.error("config-path", f"{key}[{i}] {item!r} is not a .ts, .mts, .js or .mjs module", **where)
+            diags.error("config-path", f"{key}[{i}] {item!r} is not a .ts, .mts, .js or .mjs module", **where,
+                        hint="list JavaScript or TypeScript modules; data files are named by the eval modules")
         elif not resolved.is_file():
             diags.error("config-path-missing", f"{key}[{i}] {item!r} does not exist", **where,
                         hint=f"paths are relative to {config.config_file}'s directory")
         elif rel in paths:
-            diags.error("config-path-duplicate", f"{key}[{i}] {item!r} is listed twice", **where)
+            diags.error("config-path-duplicate", f"{key}[{i}] {item!r} is listed twice", **where, hint="list each module once")
         else:
             paths.append(rel)
     return paths

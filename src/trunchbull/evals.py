@@ -99,7 +99,8 @@ class EvalCompiler:
                 self.problem(self._anchor(value, top, path), "function-not-allowed", "a function is not JSON-compatible data",
                              "the only function an eval may export is its module-level evaluate")
         if not isinstance(value, dict):
-            self.problem(top, "eval-type", f"the default export must be an eval object, found {json_type(value)}")
+            self.problem(top, "eval-type", f"the default export must be an eval object, found {json_type(value)}",
+                         'export default { id: "my-eval", prompt: "…", evaluate: { kind: "non_empty" } }')
             return None
         return self._compile_object(value, custom, top)
 
@@ -116,7 +117,8 @@ class EvalCompiler:
         problem = authoring_id_problem(eval_id)
         if problem:
             line, col = find_literal(self.module_file, eval_id) if isinstance(eval_id, str) else (None, None)
-            self.problem(Where(top.file, line or top.line, col or top.col), "eval-id", f"eval id {problem}")
+            self.problem(Where(top.file, line or top.line, col or top.col), "eval-id", f"eval id {problem}",
+                         "for example refunds or support.refunds-v2")
             return None
         line, col = find_literal(self.module_file, eval_id)
         here = Where(self.report.path, line or top.line, col or top.col)
@@ -183,7 +185,8 @@ class EvalCompiler:
         if isinstance(cases, dict):
             return self._transformer(cases, here.at("cases"), result)
         self.problem(here.at("cases"), "eval-cases",
-                     f"cases must be an array, a .csv/.jsonl path or {{ transformer, sources }}, found {json_type(cases)}")
+                     f"cases must be an array, a .csv/.jsonl path or {{ transformer, sources }}, found {json_type(cases)}",
+                     'for example cases: [{ id: "…", prompt: "…" }] or cases: "./cases.jsonl"')
         return None
 
     def _data_file(self, text: str, value: dict, where: Where, result: CompiledEval) -> list[CaseDraft] | None:

@@ -27,6 +27,13 @@ def find_literal(path: Path, value: str) -> tuple[int | None, int | None]:
     return None, None
 
 
+def find_key(path: Path, name: str) -> tuple[int | None, int | None]:
+    """Where an object key `name` (bare or quoted) is first written."""
+    text = _text(path)
+    match = re.search(rf"(?<![A-Za-z0-9_$])[\"']?{re.escape(name)}[\"']?\s*:", text)
+    return _position(text, match.start()) if match else find_literal(path, name)
+
+
 def find_default_export(path: Path) -> tuple[int | None, int | None]:
     text = _text(path)
     index = text.find("export default")
@@ -55,8 +62,12 @@ def refine(path: Path, line: int | None, col: int | None, json_path: str) -> tup
     export) to the key that `json_path` names, by searching the source for
     each key in turn. Keeps the anchor when a key cannot be found."""
     text = _text(path)
-    if not text or not json_path or line is None:
+    if not text or not json_path:
         return line, col
+    if line is None:
+        line, col = find_default_export(path)
+        if line is None:
+            return None, None
     start = _offset(text, line, col or 1)
     case_prefix = _CASE_PREFIX.match(json_path)
     if case_prefix:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from trunchbull.diagnostics import Diagnostics
 from trunchbull.ids import tool_name_problem
-from trunchbull.locate import find_literal
+from trunchbull.locate import find_key
 from trunchbull.modules import ModuleReport
 
 
@@ -23,20 +23,21 @@ def compile_tool_module(report: ModuleReport, root, diags: Diagnostics) -> list[
     inspection = report.inspection or {}
     if "tools" not in inspection and "toolsProblem" not in inspection:
         diags.error("tool-module-export", "a tool module must export a named `tools` object", file=report.path,
-                    hint="export const tools = { my_tool: tool({ description, inputSchema, execute }) }")
+                    hint="export const tools = { my_tool: tool({ description, inputSchema, execute }) }; "
+                         "move helper modules out of tools/, or list tool modules explicitly in benchmark.config")
         return []
     if "toolsProblem" in inspection:
-        diags.error("tool-module-export", inspection["toolsProblem"], file=report.path)
+        diags.error("tool-module-export", inspection["toolsProblem"], file=report.path,
+                    hint="export const tools = { my_tool: tool({ … }) }")
         return []
     compiled = []
     for tool in inspection["tools"]:
         name = tool["name"]
-        line, col = find_literal(root / report.path, name)
-        if line is None:
-            line, col = _find_key(root / report.path, name)
+        line, col = find_key(root / report.path, name)
         problem = tool_name_problem(name)
         if problem:
-            diags.error("tool-name", f"tool name {problem}", file=report.path, line=line, col=col)
+            diags.error("tool-name", problem, file=report.path, line=line, col=col,
+                        hint="tool names are function names for model APIs: letters, digits, '_' and '-'")
         for issue in tool["problems"]:
             diags.error("tool-invalid", f"tool {name!r} {issue}", file=report.path, line=line, col=col,
                         hint="each tool needs a non-empty description, an inputSchema and an execute function (AI SDK tool())")
@@ -49,12 +50,3 @@ def compile_tool_module(report: ModuleReport, root, diags: Diagnostics) -> list[
         compiled.append(CompiledTool(name, description, tool["inputSchema"], report.path, report.bundle_sha or ""))
     return compiled
 
-
-def _find_key(path, name: str):
-    from trunchbull.locate import _text
-
-    text = _text(path)
-    index = text.find(f"{name}:")
-    if index < 0:
-        return None, None
-    return text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1

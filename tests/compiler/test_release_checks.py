@@ -121,7 +121,7 @@ def test_failed_build_leaves_a_previous_release_untouched(bench, tmp_path):
 def test_check_validates_and_writes_nothing(bench):
     root = bench({"evals/a.ts": one_case("a")})
     result = run_cli("check", root)
-    assert result.code == 0 and "1 evals, 1 cases" in result.stdout
+    assert result.code == 0 and "1 eval, 1 case" in result.stdout
     assert not (root / "dist").exists()
     (root / "evals/a.ts").write_text(one_case("A"))
     result = run_cli("check", root, "--json")

@@ -71,11 +71,12 @@ def _check_header(header: list[str], data_path: str, report: Report) -> bool:
                    "CSV supports only id, prompt, expected and description; use JSONL for other case fields")
             ok = False
         elif header.count(name) > 1:
-            report(Where(data_path, 1), "csv-column", f"column {name!r} appears twice", None)
+            report(Where(data_path, 1), "csv-column", f"column {name!r} appears twice", "keep one column of each name")
             ok = False
     for required in ("id", "prompt"):
         if required not in header:
-            report(Where(data_path, 1), "csv-column", f"the CSV header lacks the required column {required!r}", None)
+            report(Where(data_path, 1), "csv-column", f"the CSV header lacks the required column {required!r}",
+                   "the header must name id and prompt (and may name expected and description)")
             ok = False
     return ok
 

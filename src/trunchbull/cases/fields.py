@@ -65,7 +65,8 @@ def check_optional_text(obj: dict, key: str, where: Where, report: Report) -> st
 
 def check_tool_list(value: object, where: Where, report: Report) -> list[str] | None:
     if not isinstance(value, list):
-        report(where, "tools-list", f"tools must be an array of tool names, found {json_type(value)}", None)
+        report(where, "tools-list", f"tools must be an array of tool names, found {json_type(value)}",
+               'for example tools: ["lookup_policy"]')
         return None
     seen: list[str] = []
     for i, name in enumerate(value):
@@ -82,7 +83,8 @@ def check_tool_list(value: object, where: Where, report: Report) -> list[str] | 
 def check_case(obj: object, where: Where, source: dict, report: Report) -> CaseDraft | None:
     """Validate an authored case object; None when it cannot become a case."""
     if not isinstance(obj, dict):
-        report(where, "case-type", f"a case must be an object, found {json_type(obj)}", None)
+        report(where, "case-type", f"a case must be an object, found {json_type(obj)}",
+               'write each case as { id: "…", prompt: "…" }')
         return None
     for key in obj:
         if key not in CASE_KEYS:
@@ -99,19 +101,21 @@ def check_case(obj: object, where: Where, source: dict, report: Report) -> CaseD
     else:
         problem = authoring_id_problem(case_id)
         if problem:
-            report(where.at("id"), "case-id", f"case id {problem}", None)
+            report(where.at("id"), "case-id", f"case id {problem}", "for example refunds.standard or q-001")
             ok = False
     prompt = obj.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         message = "a case requires a non-empty prompt" if "prompt" not in obj or isinstance(prompt, str) \
             else f"prompt must be a non-empty string, found {json_type(prompt)}"
-        report(where.at("prompt") if "prompt" in obj else where, "case-prompt", message, None)
+        report(where.at("prompt") if "prompt" in obj else where, "case-prompt", message,
+               "the prompt is the user message sent to the model")
         ok = False
     draft_tools = check_tool_list(obj["tools"], where.at("tools"), report) if "tools" in obj else None
     evaluate = obj.get("evaluate")
     if "evaluate" in obj and not isinstance(evaluate, dict):
         report(where.at("evaluate"), "evaluator-invalid",
-               f"a case's evaluate must be a declarative spec object, found {json_type(evaluate)}", None)
+               f"a case's evaluate must be a declarative spec object, found {json_type(evaluate)}",
+               'for example evaluate: { kind: "exact", expected: "42" }')
         ok = False
     description = check_optional_text(obj, "description", where, report)
     system_prompt = check_optional_text(obj, "systemPrompt", where, report)

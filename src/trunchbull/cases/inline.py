@@ -10,7 +10,8 @@ from trunchbull.locate import find_literal
 
 def read_inline(cases: list, module_file: Path, module_path: str, report: Report) -> list[CaseDraft]:
     if not cases:
-        report(Where(module_path, path="cases"), "cases-empty", "cases must contain at least one case", None)
+        report(Where(module_path, path="cases"), "cases-empty", "cases must contain at least one case",
+               'add { id: "…", prompt: "…" } to cases')
         return []
     drafts = []
     for i, obj in enumerate(cases):

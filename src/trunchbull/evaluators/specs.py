@@ -40,7 +40,8 @@ def validate_spec(spec: object, *, case_tools: list[str] | None = None,
     eval's spec, whose `expected` comes from each row."""
     problems: list[SpecProblem] = []
     if not isinstance(spec, dict):
-        return None, [SpecProblem("", "evaluator-invalid", f"an evaluator spec must be an object, found {json_type(spec)}")]
+        return None, [SpecProblem("", "evaluator-invalid", f"an evaluator spec must be an object, found {json_type(spec)}",
+                                  'for example evaluate: { kind: "contains", expected: "30 days" }')]
     kind = spec.get("kind")
     if kind not in KINDS:
         if kind == "custom":
@@ -72,9 +73,11 @@ def validate_spec(spec: object, *, case_tools: list[str] | None = None,
 def _expected_string(spec: dict, problems: list[SpecProblem], *, strict_whitespace: bool) -> None:
     expected = spec.get("expected")
     if "expected" not in spec:
-        problems.append(SpecProblem("", "evaluator-missing-expected", f"evaluator {spec['kind']} requires expected"))
+        problems.append(SpecProblem("", "evaluator-missing-expected", f"evaluator {spec['kind']} requires expected",
+                                    f'write {{ kind: "{spec["kind"]}", expected: "…" }}'))
     elif not isinstance(expected, str) or not expected.strip():
-        problems.append(SpecProblem("expected", "evaluator-expected", "expected must be a non-empty string"))
+        problems.append(SpecProblem("expected", "evaluator-expected", "expected must be a non-empty string",
+                                    "use non_empty to accept any answer"))
     elif strict_whitespace and expected != expected.strip():
         problems.append(SpecProblem("expected", "evaluator-expected",
                                     "expected of an exact evaluator must not start or end with whitespace",
@@ -93,25 +96,30 @@ def _check_answer_bank(spec, out, problems, case_tools):
     answers = spec.get("answers")
     normalized_answers: dict[str, int] = {}
     if not isinstance(answers, list) or not answers:
-        problems.append(SpecProblem("answers", "evaluator-answers", "answers must be a non-empty array of strings"))
+        problems.append(SpecProblem("answers", "evaluator-answers", "answers must be a non-empty array of strings",
+                                    'for example answers: ["30 days", "thirty days"]'))
     else:
         for i, answer in enumerate(answers):
             if not isinstance(answer, str) or not normalize_answer(answer):
                 problems.append(SpecProblem(f"answers[{i}]", "evaluator-answers",
-                                            "every answer must be a string with at least one letter or digit"))
+                                            "every answer must be a string with at least one letter or digit",
+                                            "answers are compared after removing punctuation, so punctuation alone can never match"))
             else:
                 normalized_answers.setdefault(normalize_answer(answer), i)
     forbidden = spec.get("forbiddenAnswers", [])
     if not isinstance(forbidden, list):
-        problems.append(SpecProblem("forbiddenAnswers", "evaluator-answers", "forbiddenAnswers must be an array of strings"))
+        problems.append(SpecProblem("forbiddenAnswers", "evaluator-answers", "forbiddenAnswers must be an array of strings",
+                                    'for example forbiddenAnswers: ["60 days"]'))
         return
     for i, answer in enumerate(forbidden):
         if not isinstance(answer, str) or not normalize_answer(answer):
             problems.append(SpecProblem(f"forbiddenAnswers[{i}]", "evaluator-answers",
-                                        "every forbidden answer must be a string with at least one letter or digit"))
+                                        "every forbidden answer must be a string with at least one letter or digit",
+                                        "answers are compared after removing punctuation, so punctuation alone can never match"))
         elif normalize_answer(answer) in normalized_answers:
             problems.append(SpecProblem(f"forbiddenAnswers[{i}]", "evaluator-answer-forbidden",
-                                        f"{answer!r} is both an answer and a forbidden answer"))
+                                        f"{answer!r} is both an answer and a forbidden answer",
+                                        "forbidden answers are checked first, so this answer could never pass: remove one of the two"))
 
 
 def gsm8k_expected(value: object) -> str | None:
@@ -147,26 +155,31 @@ def _check_gsm8k(spec, out, problems, case_tools):
 
 def _check_tool_call_syntax(spec, out, problems, case_tools):
     if spec.get("version") != 1 or isinstance(spec.get("version"), bool):
-        problems.append(SpecProblem("version", "evaluator-version", "tool_call_syntax requires version: 1"))
+        problems.append(SpecProblem("version", "evaluator-version", "tool_call_syntax requires version: 1",
+                                    "add version: 1 (the only version of the plan format)"))
     plans = spec.get("alternatives")
     if not isinstance(plans, list) or not plans:
-        problems.append(SpecProblem("alternatives", "evaluator-plans", "alternatives must be a non-empty array of plans"))
+        problems.append(SpecProblem("alternatives", "evaluator-plans", "alternatives must be a non-empty array of plans",
+                                    'for example alternatives: [[{ toolName: "lookup_policy", input: { topic: "refunds" } }]]'))
         return
     for i, plan in enumerate(plans):
         plan_path = f"alternatives[{i}]"
         if not isinstance(plan, list):
-            problems.append(SpecProblem(plan_path, "evaluator-plans", "a plan must be an array of { toolName, input? } steps"))
+            problems.append(SpecProblem(plan_path, "evaluator-plans", "a plan must be an array of { toolName, input? } steps",
+                                        "each alternative is one acceptable sequence of tool calls"))
             continue
         for j, step in enumerate(plan):
             step_path = f"{plan_path}[{j}]"
             if not isinstance(step, dict) or not isinstance(step.get("toolName"), str):
-                problems.append(SpecProblem(step_path, "evaluator-plans", "a plan step must be an object with a string toolName"))
+                problems.append(SpecProblem(step_path, "evaluator-plans", "a plan step must be an object with a string toolName",
+                                            'for example { toolName: "lookup_policy", input: { topic: "refunds" } }'))
                 continue
             for key in sorted(set(step) - {"toolName", "input"}):
                 problems.append(SpecProblem(_join(step_path, key), "evaluator-unknown-key",
                                             f"unknown key {key!r} in a plan step", "a step has toolName and optional input"))
             if "input" in step and not isinstance(step["input"], dict):
-                problems.append(SpecProblem(_join(step_path, "input"), "evaluator-plans", "a plan step's input must be an object"))
+                problems.append(SpecProblem(_join(step_path, "input"), "evaluator-plans", "a plan step's input must be an object",
+                                            "input lists the argument values the call must have; leave it out to accept any input"))
             if case_tools is not None and step["toolName"] not in case_tools:
                 available = ", ".join(case_tools) if case_tools else "none"
                 problems.append(SpecProblem(_join(step_path, "toolName"), "evaluator-unknown-tool",

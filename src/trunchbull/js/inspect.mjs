@@ -48,7 +48,7 @@ async function inspectTool(name, value, bundleFile) {
       tool.problems.push("has an inputSchema that does not convert to a JSON Schema object");
     } else tool.inputSchema = walked.value;
   } catch (err) {
-    tool.problems.push(`has an inputSchema that cannot be converted to JSON Schema (${errorText(err)})`);
+    tool.problems.push(`has an inputSchema that is not a schema the AI SDK understands (a zod schema, a Standard Schema, or jsonSchema({...})): ${errorText(err)}`);
   }
   return tool;
 }

@@ -11,6 +11,11 @@ const WRAPPERS = new Set([
 ]);
 
 const NODE_NAMES = {
+  ArrayExpression: "an array",
+  StringLiteral: "a string",
+  NumericLiteral: "a number",
+  BooleanLiteral: "a boolean",
+  NullLiteral: "null",
   Identifier: "an identifier",
   CallExpression: "a function call",
   NewExpression: "a constructor call",
@@ -146,8 +151,11 @@ export function readStaticConfig(parser, source) {
       case "ExportDefaultDeclaration":
         defaults.push(stmt);
         break;
+      case "ExportNamedDeclaration":
+        reader.fail(stmt, "config-not-static", "the config has a named export; it must have only a default export", "write `export default { … }` instead of `export const …`");
+        break;
       default:
-        reader.fail(stmt, "config-not-static", `the config contains a ${statementName(stmt)}; it must not run setup code`, "keep only `export default { … }` and type-only imports");
+        reader.fail(stmt, "config-not-static", `the config contains code (${statementName(stmt)}); it must not run setup code`, "keep only `export default { … }` and type-only imports");
     }
   }
   if (defaults.length === 0) {
