@@ -84,39 +84,39 @@ def _normalize_output(text: str) -> str:
 
 
 def _answer_bank(spec: dict) -> Grader:
-    answers = [(normalize_answer(a), f"the output contains the answer {preview(a)}", a) for a in spec["answers"]]
-    forbidden = [(norm, f"the output contains the forbidden answer {preview(a)}", a)
-                 for a in spec.get("forbiddenAnswers") or [] if (norm := normalize_answer(a))]
-    none_message = ("the output contains none of the answers "
-                    + ", ".join(preview(a, 30) for a in spec["answers"][:5]) + (" …" if len(answers) > 5 else ""))
+    answers = [(a, _normalize_output(a)) for a in spec["answers"]]
+    forbidden = [(a, norm) for a in spec.get("forbiddenAnswers") or [] if (norm := _normalize_output(a))]
 
     def grade(output: str, calls: list) -> Result:
         normalized = _normalize_output(output)
-        for norm, message, original in forbidden:
+        for original, norm in forbidden:
             if norm in normalized:
-                return "fail", 0.0, message, {"forbidden": original}
-        for norm, message, original in answers:
+                return ("fail", 0.0, f"the output contains the forbidden answer {preview(original)}",
+                        {"forbidden": original})
+        for original, norm in answers:
             if norm in normalized:
-                return "pass", 1.0, message, {"matched": original}
-        return "fail", 0.0, none_message, None
+                return "pass", 1.0, f"the output contains the answer {preview(original)}", {"matched": original}
+        return ("fail", 0.0, "the output contains none of the answers "
+                + ", ".join(preview(a, 30) for a, _ in answers[:5]) + (" …" if len(answers) > 5 else ""), None)
     return grade
+
+
+_WHERE = {"after ####": "the first number after the last ####", "last number": "the last number in the output"}
 
 
 def _gsm8k(spec: dict) -> Grader:
     expected = gsm8k_expected(spec["expected"])
     if expected is None:  # the compiler guarantees a normalized string; be safe on hand-edited releases
         raise ValueError(f"gsm8k expected {spec['expected']!r} is not a normalized number")
-    no_number = f"no number in the output (expected {expected})"
-    where = {"after ####": "the first number after the last ####", "last number": "the last number in the output"}
 
     def grade(output: str, calls: list) -> Result:
         answer, raw, method = extract_answer(output)
         if answer is None:
-            return "fail", 0.0, no_number, {"extracted": None, "method": method}
+            return "fail", 0.0, f"no number in the output (expected {expected})", {"extracted": None, "method": method}
         details = {"extracted": answer, "raw": raw, "method": method}
         if answer == expected:
-            return "pass", 1.0, f"{where[method]} is {answer}, as expected", details
-        return "fail", 0.0, f"{where[method]} is {answer} (from {raw!r}), expected {expected}", details
+            return "pass", 1.0, f"{_WHERE[method]} is {answer}, as expected", details
+        return "fail", 0.0, f"{_WHERE[method]} is {answer} (from {raw!r}), expected {expected}", details
     return grade
 
 
