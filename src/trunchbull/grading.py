@@ -314,14 +314,18 @@ def _grade_custom(release: LoadedRelease, custom: list[tuple[int, str, dict]], r
     with tempfile.TemporaryDirectory(prefix="trunchbull-grade-") as tmp:
         modules_dir, read_paths = _custom_modules_dir(release, Path(tmp))
         calls = []
+        paths: dict[str, str | None] = {}  # module → the bundle's path on disk (None: not in the release)
         for index, module, payload in custom:
-            name = module.split("/", 1)[1] if module.startswith("modules/") else module
-            if module not in release.files or "/" in name:
+            if module not in paths:
+                name = module.split("/", 1)[1] if module.startswith("modules/") else module
+                paths[module] = None if module not in release.files or "/" in name else str(modules_dir / name)
+            bundle = paths[module]
+            if bundle is None:
                 row = results[index]
                 row["message"] = f"the release has no evaluator module {module!r}"
                 calls.append(None)
                 continue
-            calls.append(Call(str(modules_dir / name), payload))
+            calls.append(Call(bundle, payload))
         runnable = [c for c in calls if c is not None]
         with EvaluatorPool(read_paths) as pool:
             answers = iter(pool.run(runnable))
