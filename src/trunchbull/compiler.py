@@ -15,7 +15,7 @@ from trunchbull.config import BenchmarkConfig, locate_root, read_config
 from trunchbull.deps import Dependencies, find_dependencies, install
 from trunchbull.diagnostics import Diagnostic, Diagnostics
 from trunchbull.discovery import discover
-from trunchbull.cases.transformer import transformer_session
+from trunchbull.cases.transformer import check_total_sources
 from trunchbull.evals import CompiledEval, EvalCompiler
 from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
 from trunchbull.node import NodeHelper, Toolchain, cache_root, toolchain
@@ -115,8 +115,7 @@ def compile_benchmark(path: Path, progress: Progress = _quiet) -> CompileOutcome
     progress("inspecting modules")
     inspect_modules(reports, tc=tc, read_paths=[config.root, bundle_dir, *([install_dir] if install_dir else [])])
     progress("expanding cases")
-    with transformer_session(install_dir):  # one repository-wide transformer source budget
-        expansions = [expand_module(r, config.root) for r in reports if r.kind == "eval"]
+    expansions = [expand_module(r, config.root, install_dir) for r in reports if r.kind == "eval"]
     progress("freezing release")
     outcome.release, outcome.evals = assemble(config, entries, deps, reports, expansions, diags)
     return outcome
@@ -128,7 +127,7 @@ def _warm_imports() -> None:
     import polars  # noqa: F401
 
 
-def expand_module(report: ModuleReport, root: Path) -> Expansion:
+def expand_module(report: ModuleReport, root: Path, install_dir: Path | None = None) -> Expansion:
     """Stage 4, per eval module: validate its export and expand its cases."""
     diags = Diagnostics()
     inspection = report.inspection or {}
@@ -139,7 +138,7 @@ def expand_module(report: ModuleReport, root: Path) -> Expansion:
     if isinstance(cases, dict) and isinstance(cases.get("transformer"), str):
         path, _ = resolve_inside((root / report.path).parent, cases["transformer"], root)
         transformer = rel_posix(path, root) if path is not None else None
-    compiled = EvalCompiler(report, root, diags).compile() if report.ok and has_default else None
+    compiled = EvalCompiler(report, root, diags, install_dir).compile() if report.ok and has_default else None
     return Expansion(report.path, has_default, report.inputs, transformer, compiled, diags.items)
 
 
@@ -245,6 +244,7 @@ def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: 
                     where = case["_where"]
                     diags.error("unknown-tool", f"{where.label()}case {case['id']!r} requests tool {name!r}, which no tool module defines",
                                 file=where.file, line=where.line, col=where.col, hint=f"known tools: {', '.join(known) or 'none'}")
+    check_total_sources(evals, diags)
     total = sum(len(ev.cases) for ev in evals)
     if total > MAX_CASES:
         diags.error("too-many-cases", f"the release has {total:,} cases; the limit is {MAX_CASES:,}",

@@ -34,10 +34,12 @@ class CompiledEval:
     where: Where | None = None
     tools: list[str] | None = None
     data_files: list[str] = field(default_factory=list)  # root-relative files read
+    transformer_sources: dict[str, int] = field(default_factory=dict)  # root-relative path → size
 
     def to_json(self) -> dict:
         return {"id": self.id, "module": self.module, "title": self.title, "description": self.description,
                 "custom": self.custom, "tools": self.tools, "dataFiles": self.data_files,
+                "transformerSources": self.transformer_sources,
                 "where": self.where.to_json() if self.where else None,
                 "cases": [{**c, "_where": c["_where"].to_json()} for c in self.cases]}
 
@@ -45,6 +47,7 @@ class CompiledEval:
     def from_json(cls, data: dict) -> "CompiledEval":
         return cls(id=data["id"], module=data["module"], title=data["title"], description=data["description"],
                    custom=data["custom"], tools=data["tools"], data_files=data["dataFiles"],
+                   transformer_sources=data["transformerSources"],
                    where=Where.from_json(data["where"]) if data["where"] else None,
                    cases=[{**c, "_where": Where.from_json(c["_where"])} for c in data["cases"]])
 
@@ -52,8 +55,9 @@ class CompiledEval:
 class EvalCompiler:
     """Turns one inspected eval module into compiled cases, reporting problems."""
 
-    def __init__(self, report: ModuleReport, root: Path, diags: Diagnostics):
+    def __init__(self, report: ModuleReport, root: Path, diags: Diagnostics, install_dir: Path | None = None):
         self.report = report
+        self.install_dir = install_dir  # installed dependencies, for transformers' package imports
         self.root = root
         self.diags = diags
         self.module_file = root / report.path

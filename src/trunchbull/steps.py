@@ -96,7 +96,7 @@ def step_bundle_inspect(args) -> int:
 def step_expand(args) -> int:
     root = args.root.absolute()
     report = ModuleReport.from_json(_read_json(args.report), args.report.absolute().parent)
-    expansion = expand_module(report, root)
+    expansion = expand_module(report, root, args.deps_dir.absolute() if args.deps_dir else None)
     _write_json(args.out, expansion.to_json())
     return 0
 
@@ -146,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     expand = steps.add_parser("expand", help="validate one eval module's export and expand its cases")
     expand.add_argument("root", type=Path)
     expand.add_argument("--report", type=Path, required=True)
+    expand.add_argument("--deps-dir", type=Path, help="directory holding the installed node_modules (for transformers)")
     expand.add_argument("--out", type=Path, required=True)
 
     assemble_ = steps.add_parser("assemble", help="release-wide checks; write the release")

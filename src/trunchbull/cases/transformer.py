@@ -9,8 +9,6 @@ validated exactly like inline cases."""
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import hashlib
 import os
 import shutil
@@ -18,7 +16,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -51,32 +49,6 @@ RUNS = (
      "USER": "builder2", "umask": 0o077,
      "clock_offset_ms": ((400 * 24 + 5) * 3600 + 17 * 60 + 23) * 1000 + 456, "env_order": -1},
 )
-
-
-@dataclass
-class TransformerSession:
-    """State shared by every transformer of one compile: the repository-wide
-    source budget (each file counted once) and where packages are installed."""
-    install_dir: Path | None = None
-    counted: dict[str, int] = field(default_factory=dict)
-
-    def add(self, rel: str, size: int) -> int:
-        self.counted[rel] = size
-        return sum(self.counted.values())
-
-
-_session: contextvars.ContextVar[TransformerSession | None] = contextvars.ContextVar("transformer_session", default=None)
-
-
-@contextlib.contextmanager
-def transformer_session(install_dir: Path | None = None) -> Iterator[TransformerSession]:
-    """Scope of one compile: transformers expanded inside share one budget."""
-    session = TransformerSession(install_dir)
-    token = _session.set(session)
-    try:
-        yield session
-    finally:
-        _session.reset(token)
 
 
 def _env_number(name: str, default: float, kind: type) -> float:
@@ -119,16 +91,37 @@ def expand_transformer(compiler: "EvalCompiler", spec: dict, where: Where, resul
         compiler.problem(where, "transformer-shape", "cases must be { transformer: \"./t.ts\", sources: { name: \"./file\" } }",
                          "transformer is a module path and sources an object of named file paths")
         return None
-    session = _session.get() or TransformerSession()
     module = _transformer_module(compiler, spec["transformer"], where.at("transformer"))
-    sources = _sources(compiler, spec["sources"], where.at("sources"), session)
+    sources = _sources(compiler, spec["sources"], where.at("sources"))
     if module is None or sources is None or not ok:
         return None
-    run = TransformerRun(compiler, module, sources, where, session)
+    result.transformer_sources.update((s.rel, s.file.stat().st_size) for s in sources)
+    run = TransformerRun(compiler, module, sources, where)
     drafts = run.execute()
     if drafts is not None:
         result.data_files.extend([*run.module_inputs, *(s.rel for s in sources)])
     return drafts
+
+
+def check_total_sources(evals: list["CompiledEval"], diags) -> None:
+    """The repository-wide budget: all transformer sources of the release,
+    each file counted once, at most 200 MiB. Reported at the eval whose
+    source crosses the limit."""
+    counted: dict[str, int] = {}
+    for ev in evals:
+        for rel, size in ev.transformer_sources.items():
+            if rel in counted:
+                continue
+            counted[rel] = size
+            total = sum(counted.values())
+            if total > MAX_TOTAL_SOURCE_BYTES:
+                where = ev.where or Where(ev.module)
+                diags.error("transformer-sources-total",
+                            f"with {rel}, transformer sources total {total:,} bytes; the repository-wide limit is 200 MiB "
+                            f"({MAX_TOTAL_SOURCE_BYTES:,} bytes, each file counted once)",
+                            file=ev.module, line=where.line, col=where.col,
+                            hint="split the benchmark, or share source files between transformers")
+                return
 
 
 def _transformer_module(compiler: "EvalCompiler", text: str, where: Where) -> str | None:
@@ -148,7 +141,7 @@ def _transformer_module(compiler: "EvalCompiler", text: str, where: Where) -> st
     return rel_posix(path, compiler.root)
 
 
-def _sources(compiler: "EvalCompiler", spec: dict, where: Where, session: TransformerSession) -> list[Source] | None:
+def _sources(compiler: "EvalCompiler", spec: dict, where: Where) -> list[Source] | None:
     if not 1 <= len(spec) <= MAX_SOURCES:
         compiler.problem(where, "transformer-sources", f"a transformer takes 1-{MAX_SOURCES} named sources, found {len(spec)}",
                          "name each input file: sources: { questions: \"./questions.txt\" }")
@@ -184,14 +177,6 @@ def _sources(compiler: "EvalCompiler", spec: dict, where: Where, session: Transf
             compiler.problem(here, "transformer-source-size",
                              f"source {rel} is {size:,} bytes; the limit per source is 50 MiB ({MAX_SOURCE_BYTES:,} bytes)",
                              "split the data, or pre-process it into a smaller file")
-            ok = False
-            continue
-        total = session.add(rel, size)
-        if total > MAX_TOTAL_SOURCE_BYTES:
-            compiler.problem(here, "transformer-sources-total",
-                             f"with {rel}, transformer sources total {total:,} bytes; the repository-wide limit is 200 MiB "
-                             f"({MAX_TOTAL_SOURCE_BYTES:,} bytes, each file counted once)",
-                             "split the benchmark, or share source files between transformers")
             ok = False
             continue
         data = path.read_bytes()
@@ -248,13 +233,11 @@ def _canonical(value: object) -> bytes:
 
 
 class TransformerRun:
-    def __init__(self, compiler: "EvalCompiler", module: str, sources: list[Source], where: Where,
-                 session: TransformerSession):
+    def __init__(self, compiler: "EvalCompiler", module: str, sources: list[Source], where: Where):
         self.compiler = compiler
         self.module = module
         self.sources = sources
         self.where = where
-        self.session = session
         self.module_inputs: list[str] = [module]
         self.label = module
 
@@ -263,7 +246,7 @@ class TransformerRun:
 
     def execute(self) -> list[CaseDraft] | None:
         tc = toolchain()
-        parent = self.session.install_dir / "transform-runs" if self.session.install_dir else None
+        parent = self.compiler.install_dir / "transform-runs" if self.compiler.install_dir else None
         if parent:
             parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="trunchbull-transform-", dir=parent) as tmp:
@@ -317,8 +300,8 @@ class TransformerRun:
             env["TRUNCHBULL_CLOCK_OFFSET_MS"] = str(variant["clock_offset_ms"])
         env = dict(sorted(env.items(), reverse=variant["env_order"] < 0))
         read_paths = [sandbox]
-        if self.session.install_dir:
-            read_paths.append(self.session.install_dir / "node_modules")
+        if self.compiler.install_dir:
+            read_paths.append(self.compiler.install_dir / "node_modules")
         results[index] = run_sandboxed(JS_DIR / "transform.mjs", [str(request)], read_paths=read_paths,
                                        timeout=limits[0], tc=tc, env=env, cwd=work, memory_mb=limits[1],
                                        umask=variant["umask"])
