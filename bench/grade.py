@@ -5,7 +5,9 @@ run (reading the responses JSONL and writing the same lines back with orjson).
     .venv/bin/python bench/grade.py [--cases N] [--repeat R] [--cli-repeat C]
 
 Releases are built with the real compiler (`python -m trunchbull build`) into a
-temporary directory. Three figures per suite, each the median of R runs (the
+temporary directory. Suites: `builtin` (five built-in kinds, one spec per kind,
+so five graders are prepared), `builtinPerCaseSpecs` (the same kinds, but each
+case has its own expected value, as in real datasets) and `custom`. Three figures per suite, each the median of R runs (the
 machine is shared, so medians, with the load average before and after):
 
 * `grade` (the headline figure): `run_grade_command` in-process — release
@@ -70,20 +72,38 @@ def build(root: Path, out: Path) -> None:
         raise SystemExit(f"build failed:\n{run.stdout}{run.stderr}")
 
 
-def make_builtin(tmp: Path, n: int) -> tuple[Path, Path]:
-    root = tmp / "builtin"
+def per_case_kind(i: int) -> tuple[dict, str, str]:
+    """The same five kinds, but every case has its own expected value (as in
+    real datasets): one grader is prepared per case."""
+    spec, good, bad = KINDS[i % len(KINDS)]
+    kind = spec["kind"]
+    if kind == "contains":
+        return {"kind": kind, "expected": f"{i} days"}, f"The window is {i} DAYS.", "about a month"
+    if kind == "exact":
+        return {"kind": kind, "expected": f"Paris {i}"}, f" Paris {i}\n", "paris"
+    if kind == "gsm8k":
+        return {"kind": kind, "expected": str(i)}, f"70 + 2 = {i} apples.\n#### ${i}", "#### 71.00"
+    if kind == "answer_bank":
+        return ({"kind": kind, "answers": [f"full refund {i}", "yes"], "forbiddenAnswers": ["no refund"]},
+                f"Yes, they get a FULL-refund {i}.", "No refund, sorry.")
+    return spec, good, bad
+
+
+def make_builtin(tmp: Path, n: int, per_case: bool = False) -> tuple[Path, Path]:
+    name = "builtin-per-case" if per_case else "builtin"
+    root = tmp / name
     (root / "evals").mkdir(parents=True)
     (root / "evals" / "mixed.ts").write_text('export default { id: "mixed", cases: "./cases.jsonl" }\n')
     cases, responses = [], []
     for i in range(n):
-        spec, good, bad = KINDS[i % len(KINDS)]
+        spec, good, bad = per_case_kind(i) if per_case else KINDS[i % len(KINDS)]
         cases.append({"id": f"case-{i}", "prompt": f"Question {i}?", "evaluate": spec})
         responses.append({"caseId": f"case-{i}", "output": good if i % 3 else bad, "finishReason": "stop"})
     (root / "evals" / "cases.jsonl").write_bytes(b"".join(orjson.dumps(c) + b"\n" for c in cases))
-    build(root, tmp / "builtin-release")
-    path = tmp / "builtin-responses.jsonl"
+    build(root, tmp / f"{name}-release")
+    path = tmp / f"{name}-responses.jsonl"
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in responses))
-    return tmp / "builtin-release", path
+    return tmp / f"{name}-release", path
 
 
 def make_custom(tmp: Path, n: int) -> tuple[Path, Path]:
@@ -147,7 +167,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="trunchbull-bench-") as tmp_name:
         tmp = Path(tmp_name)
         t0 = time.perf_counter()
-        suites = {"builtin": make_builtin(tmp, args.cases), "custom": make_custom(tmp, args.cases)}
+        suites = {"builtin": make_builtin(tmp, args.cases), "builtinPerCaseSpecs": make_builtin(tmp, args.cases, True),
+                  "custom": make_custom(tmp, args.cases)}
         report["setupSeconds"] = round(time.perf_counter() - t0, 1)
         for name, (release, responses) in suites.items():
             load_before = load()
