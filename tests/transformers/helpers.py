@@ -11,6 +11,8 @@ from pathlib import Path
 
 import orjson
 
+from tests.conftest import write_tree  # noqa: F401 - re-exported for the transformer tests
+
 REPO = Path(__file__).resolve().parents[2]
 
 EVAL = """export default {{
@@ -39,17 +41,6 @@ class Run:
         found = [d for d in self.diagnostics if d["code"] == code]
         assert found, f"no {code} diagnostic in {self.diagnostics}\n{self.stderr}"
         return found[0]
-
-
-def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content)
-    return root
 
 
 def transformer_bench(root: Path, transform: str, sources: dict[str, str | bytes] | None = None,
