@@ -11,3 +11,7 @@ try:
     import pants.testutil  # noqa: F401
 except ImportError:
     collect_ignore_glob = ["*_test.py"]
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "slow: runs the real ./pants (minutes); deselect with -m 'not slow'")

@@ -1,0 +1,149 @@
+"""Integration tests of the Pants plugin: the real `./pants` on real
+benchmarks, in a throw-away build root (workspace.py). Run by ./run-tests
+(Python 3.11); they take a few minutes (Pants, a pantsd, a cold build of a
+50-eval benchmark), so they are marked `slow` (deselect with -m 'not slow')."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from workspace import REPO, Workspace, fifty_evals
+
+pytestmark = pytest.mark.slow
+
+
+def _tree(path: Path) -> dict[str, bytes]:
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+def _cli_build(root: Path, out: Path) -> None:
+    proc = subprocess.run([str(REPO / "trunchbull"), "build", str(root), "-o", str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def ws():
+    workspace = Workspace()
+    workspace.write(fifty_evals())
+    for name in ("support", "data", "minimal"):
+        workspace.copy_example(name)
+    try:
+        yield workspace
+    finally:
+        workspace.cleanup()
+
+
+def test_package_is_byte_identical_to_the_cli(ws: Workspace, tmp_path: Path) -> None:
+    ws.pants("package", "examples/support:release", "examples/data:release", "examples/minimal:release")
+    for name in ("support", "data", "minimal"):
+        _cli_build(ws.root / "examples" / name, tmp_path / name)
+        pants_out = ws.root / "dist" / f"examples.{name}" / "release"
+        assert _tree(pants_out) == _tree(tmp_path / name), name
+    release = (ws.root / "dist/examples.support/release/release.json").read_text()
+    assert '"lookup_policy"' in release
+
+
+def _executed(ws: Workspace) -> set[str]:
+    run = ws.pants("package", "bench50:release")
+    return set(run.executed)
+
+
+def _steps(*evals: str, scanned: str) -> set[str]:
+    steps = {f"Scan imports of {scanned}", "Assemble the release of bench50:release#release"}
+    for name in evals:
+        steps |= {f"Bundle and inspect bench50/evals/{name}.ts", f"Expand the cases of bench50/evals/{name}.ts"}
+    return steps
+
+
+def test_incrementality_counts_processes(ws: Workspace) -> None:
+    # Edits carry a fresh token: the local process cache is shared with other
+    # build roots, and an edit seen before would (rightly) be a cache hit.
+    token = uuid.uuid4().hex[:8]
+    _executed(ws)  # cold (or from an earlier test's cache)
+    assert _executed(ws) == set(), "a no-op rebuild runs no process"
+
+    eval_file = ws.root / "bench50/evals/e20.ts"
+    eval_file.write_text(eval_file.read_text().replace("What is", f"Compute ({token})"))
+    assert _executed(ws) == _steps("e20", scanned="bench50/evals/e20.ts")
+
+    helper = ws.root / "bench50/lib/shared.ts"
+    helper.write_text(helper.read_text().replace("briefly", f"tersely ({token})"))
+    assert _executed(ws) == _steps("e00", "e01", "e02", "e03", "e04", scanned="bench50/lib/shared.ts")
+
+    outside = ws.root / "shared/prompts.ts"
+    outside.write_text(outside.read_text().replace("Question", f"Q ({token})"))
+    assert _executed(ws) == _steps("e05", "e06", "e07", "e08", "e09", scanned="shared/prompts.ts")
+    assert _executed(ws) == set()
+    manifest = (ws.root / "dist/bench50/release/release.json").read_text()
+    assert '"caseCount":3' in manifest.replace(" ", "")
+
+
+def test_dependency_graph(ws: Workspace) -> None:
+    dependents = ws.pants("dependents", "shared/prompts.ts").stdout.split()
+    assert {f"bench50/evals/e0{i}.ts:../release" for i in range(5, 10)} <= set(dependents)
+    assert not any("e1" in d or "e04" in d for d in dependents)
+    deps = ws.pants("dependencies", "bench50/evals/e01.ts:../release").stdout.split()
+    assert deps == ["bench50/lib/shared.ts:../release"]
+    deps = ws.pants("dependencies", "examples/data/evals/trivia.ts:../release").stdout.split()
+    assert "examples/data/evals/trivia/transform.ts:../../release" in deps
+    assert "examples/data/evals/trivia/questions.tsv:../../release" in deps
+    listing = ws.pants("list", "examples/data::").stdout.split()
+    assert "examples/data:release#release" in listing
+
+    # --changed-since: a shared helper change selects exactly its dependents.
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(ws.root)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], check=True)
+    helper = ws.root / "bench50/lib/shared.ts"
+    helper.write_text(helper.read_text() + f"// changed {uuid.uuid4().hex}\n")
+    changed = ws.pants("--changed-since=HEAD", "--changed-dependents=transitive", "list").stdout.split()
+    evals = sorted(c for c in changed if "/evals/" in c)
+    assert evals == [f"bench50/evals/e0{i}.ts:../release" for i in range(5)]
+    assert "bench50:release#release" in changed
+
+
+def test_check_reports_the_compiler_diagnostics(ws: Workspace) -> None:
+    ws.write({
+        "broken/BUILD": 'trunchbull_release(name="release")\n',
+        "broken/evals/bad.ts": 'export default { id: "Bad ID", prompt: "hi", evaluate: { kind: "non_empty" } }\n',
+    })
+    run = ws.pants("check", "broken:release", check=False)
+    assert run.code != 0
+    assert "error[" in run.stderr and "evals/bad.ts" in run.stderr
+    ok = ws.pants("check", "examples/minimal:release")
+    assert ok.code == 0
+    failed = ws.pants("package", "broken:release", check=False)
+    assert failed.code != 0 and "evals/bad.ts" in failed.stderr
+    assert not (ws.root / "dist/broken").exists()
+
+
+def test_cli_pex_runs_on_another_checkout(ws: Workspace, tmp_path: Path) -> None:
+    ws.pants("package", "src/trunchbull:cli")
+    pex = ws.root / "dist" / "trunchbull.pex"
+    assert pex.is_file() and os.access(pex, os.X_OK)
+    other = tmp_path / "checkout"
+    (other / ".git").mkdir(parents=True)
+    subprocess.run(["cp", "-r", str(REPO / "examples" / "minimal"), str(other / "minimal")], check=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["TRUNCHBULL_TOOLCHAIN"] = str(REPO / ".cache" / "toolchain")
+    proc = subprocess.run([str(pex), "build", str(other / "minimal"), "-o", str(tmp_path / "via-pex")],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    _cli_build(other / "minimal", tmp_path / "via-cli")
+    assert _tree(tmp_path / "via-pex") == _tree(tmp_path / "via-cli")
+
+
+def test_rule_runner_tests_pass_under_pants() -> None:
+    """The RuleRunner tests (Python 3.9, `pants-plugins` resolve) via `./pants test`."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    proc = subprocess.run([str(REPO / "pants"), "--no-pantsd", "test", "tests/pants::"], cwd=REPO,
+                          capture_output=True, text=True, env={**env, "PANTS_BOOTSTRAP_QUIET": "1"}, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    assert "rule_runner_test.py:rule_tests succeeded" in proc.stderr
