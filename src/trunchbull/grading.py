@@ -259,6 +259,7 @@ def grade(release: LoadedRelease, responses: dict[str, Response], responses_disp
     dumps = orjson.dumps
     clock = time.perf_counter_ns
     get_response = responses.get
+    tool_cases = 0
     for case in release.cases:
         case_id = case["id"]
         spec = case["evaluate"]
@@ -282,6 +283,12 @@ def grade(release: LoadedRelease, responses: dict[str, Response], responses_disp
         if kind == "tool_call_syntax":
             key = (dumps(spec).decode(), tuple(case.get("tools") or ()))
             calls = normalize_tool_calls(response.tool_calls)
+            tool_cases += 1
+            if not tool_cases % 1000 and not gc.isenabled():
+                # jsonschema's validation errors form reference cycles (~40
+                # objects per failing call); run_grade_command pauses the
+                # cyclic collector, so collect the young ones here
+                gc.collect(0)
         else:
             key = dumps(spec).decode()
             calls = ()

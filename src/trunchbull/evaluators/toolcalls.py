@@ -100,6 +100,7 @@ class ToolSchemas:
         self._schemas = {t["name"]: t.get("inputSchema") for t in tools}
         self._validators: dict[str, Any] = {}
         self._broken: dict[str, str] = {}
+        self._problems: dict[tuple[str, str], str | None] = {}  # (tool, input JSON) → schema problem
 
     def __contains__(self, name: str) -> bool:
         return name in self._schemas
@@ -123,6 +124,21 @@ class ToolSchemas:
         validator = cls(schema)
         self._validators[name] = validator
         return validator, None
+
+    def problem(self, name: str, validator, value: Any) -> str | None:
+        """_schema_problem(validator, value), remembered per tool and input:
+        validation costs ~60-150 µs per call, and responses often repeat the
+        same arguments. The key is the input's exact JSON (key order
+        included), so only identical inputs share a result."""
+        try:
+            key = (name, orjson.dumps(value).decode())
+        except (TypeError, orjson.JSONEncodeError):
+            return _schema_problem(validator, value)
+        try:
+            return self._problems[key]
+        except KeyError:
+            problem = self._problems[key] = _schema_problem(validator, value)
+            return problem
 
 
 def _schema_problem(validator, value: Any) -> str | None:
@@ -164,7 +180,7 @@ class ToolCallSyntax:
             if broken:
                 return "error", None, broken, None
             try:
-                problem = _schema_problem(validator, call["input"])
+                problem = self.schemas.problem(name, validator, call["input"])
             except (_js.Unresolvable, _js.exceptions.RefResolutionError) as err:  # a $ref the schema cannot resolve
                 return "error", None, f"the JSON Schema of tool {name!r} cannot be used: {err}", None
             if problem:
