@@ -115,3 +115,17 @@ def test_broken_schema_in_release_is_an_error_not_a_model_failure():
     broken = ToolSchemas([{"name": "get_weather", "inputSchema": {"type": "objekt"}}])
     result = grade_calls([W_PARIS], tools=("get_weather",), plans=[[{"toolName": "get_weather"}]], schemas=broken)
     assert result[0] == "error" and result[1] is None and "invalid" in result[2]
+
+
+def test_remembered_validation_only_shares_identical_inputs():
+    schemas = ToolSchemas([{"name": "book_hotel", "inputSchema": HOTEL}])
+    plans = [[{"toolName": "book_hotel"}]]
+    bad = {"toolName": "book_hotel", "input": {"city": "Paris", "nights": 2, "breakfast": 1}}
+    good = {"toolName": "book_hotel", "input": {"city": "Paris", "nights": 2, "breakfast": True}}
+    for _ in range(2):  # the second round is answered from the remembered results
+        first = grade_calls([bad], tools=("book_hotel",), plans=plans, schemas=schemas)
+        assert first[0] == "fail" and "input.breakfast: 1 is not of type 'boolean'" in first[2]
+        assert grade_calls([good], tools=("book_hotel",), plans=plans, schemas=schemas)[0] == "pass"
+        # 2.5 and 2 are different inputs: 2.5 is not an integer
+        half = {"toolName": "book_hotel", "input": {"city": "Paris", "nights": 2.5, "breakfast": True}}
+        assert grade_calls([half], tools=("book_hotel",), plans=plans, schemas=schemas)[0] == "fail"
