@@ -92,4 +92,3 @@ def extract_answer(output: str) -> tuple[str | None, str | None, str]:
         return None, None, "none"
     answer, raw = _read(text, last)
     return answer, raw, "last number"
-
