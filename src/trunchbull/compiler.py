@@ -178,6 +178,16 @@ def assemble(config: BenchmarkConfig, entries: Entrypoints, deps: Dependencies |
 _MISSING_PACKAGE = re.compile(r"Cannot find (?:package|module) '([^']+)' imported from \S+")
 
 
+_SANDBOX_DENIALS = {
+    "fs-write": "writing a file",
+    "fs-read": "reading a file outside the benchmark",
+    "child-process": "starting a child process",
+    "worker": "starting a worker thread",
+    "addons": "loading a native addon",
+    "wasi": "using WASI",
+}
+
+
 def explain_import_error(error: str) -> tuple[str, str]:
     """A Node import error as a message without sandbox paths, and a hint."""
     missing = _MISSING_PACKAGE.search(error)
@@ -185,7 +195,9 @@ def explain_import_error(error: str) -> tuple[str, str]:
         return (f"the module imports package {missing.group(1)!r}, which is not installed",
                 f"declare {missing.group(1)!r} in the benchmark's package.json and commit its lockfile")
     if "ERR_ACCESS_DENIED" in error or "Access to this API has been restricted" in error:
-        return (f"importing the module tried something the sandbox forbids: {error.split('. Use --allow')[0]}",
+        denied = re.search(r"--allow-([a-z-]+)", error)
+        what = _SANDBOX_DENIALS.get(denied.group(1), denied.group(1)) if denied else "an operation the sandbox forbids"
+        return (f"importing the module tried {what}, which the sandbox forbids",
                 "module code runs sandboxed: no file writes, child processes, workers or reads outside the benchmark")
     return f"importing the module failed: {error}", "the module must import without errors in Node"
 

@@ -121,7 +121,7 @@ class EvalCompiler:
         problem = authoring_id_problem(eval_id)
         if problem:
             line, col = find_literal(self.module_file, eval_id) if isinstance(eval_id, str) else (None, None)
-            self.problem(Where(top.file, line or top.line, col or top.col), "eval-id", f"eval id {problem}",
+            self.problem(Where(top.file, line, col) if line else top.at("id"), "eval-id", f"eval id {problem}",
                          "for example refunds or support.refunds-v2")
             return None
         line, col = find_literal(self.module_file, eval_id)

@@ -83,7 +83,7 @@ class Toolchain:
 
     @property
     def ai_package(self) -> Path:
-        return self.root / "node_modules" / "ai" / "dist" / "index.mjs"
+        return self.root / "node_modules" / "ai" / "dist" / "index.js"
 
     def base_env(self) -> dict[str, str]:
         """A minimal, deterministic environment for Node processes."""
