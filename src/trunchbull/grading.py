@@ -24,6 +24,7 @@ import orjson
 from trunchbull.diagnostics import Diagnostic, UsageError, render_text
 from trunchbull.evaluators.builtin import prepare
 from trunchbull.evaluators.toolcalls import ToolSchemas, normalize_tool_calls
+from trunchbull.ids import json_type
 
 EXIT_OK, EXIT_FAIL_UNDER, EXIT_UNUSABLE = 0, 1, 2
 MAX_REPORTED = 50  # diagnostics printed per run; the rest are counted
@@ -88,20 +89,6 @@ class Response(NamedTuple):
     usage: Any
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
 def parse_responses(data: bytes, display: str, case_ids) -> tuple[dict[str, Response], list[Diagnostic]]:
     """Responses by case ID and the problems found (all of them, one pass).
     `case_ids` is any container of the release's case IDs (a set or a dict)."""
@@ -146,13 +133,13 @@ def _diagnose(obj: Any, number: int, display: str, case_ids, responses: dict[str
     (a response with bad field types is still recorded, so that a later
     duplicate of it is reported too)."""
     if type(obj) is not dict:
-        problems.append(Diagnostic("response-invalid", f"a response must be a JSON object, found {_kind(obj)}",
+        problems.append(Diagnostic("response-invalid", f"a response must be a JSON object, found {json_type(obj)}",
                                    display, number))
         return
     case_id = obj.get("caseId")
     if type(case_id) is not str:
         problems.append(Diagnostic("response-invalid",
-                                   "a response needs a string caseId" + ("" if "caseId" not in obj else f", found {_kind(case_id)}"),
+                                   "a response needs a string caseId" + ("" if "caseId" not in obj else f", found {json_type(case_id)}"),
                                    display, number))
         return
     bad = False
@@ -160,24 +147,24 @@ def _diagnose(obj: Any, number: int, display: str, case_ids, responses: dict[str
     if type(output) is not str:
         problems.append(Diagnostic("response-invalid",
                                    f"response for {case_id!r}: output must be a string, "
-                                   + ("but it is missing" if "output" not in obj else f"found {_kind(output)}"),
+                                   + ("but it is missing" if "output" not in obj else f"found {json_type(output)}"),
                                    display, number, hint="a response with only tool calls has output \"\""))
         bad = True
     tool_calls = obj.get("toolCalls")
     if tool_calls is None:
         tool_calls = []
     elif type(tool_calls) is not list:
-        problems.append(Diagnostic("response-invalid", f"response for {case_id!r}: toolCalls must be an array, found {_kind(tool_calls)}",
+        problems.append(Diagnostic("response-invalid", f"response for {case_id!r}: toolCalls must be an array, found {json_type(tool_calls)}",
                                    display, number))
         bad = True
     finish = obj.get("finishReason")
     if finish is not None and type(finish) is not str:
-        problems.append(Diagnostic("response-invalid", f"response for {case_id!r}: finishReason must be a string, found {_kind(finish)}",
+        problems.append(Diagnostic("response-invalid", f"response for {case_id!r}: finishReason must be a string, found {json_type(finish)}",
                                    display, number))
         bad = True
     usage = obj.get("usage")
     if usage is not None and type(usage) is not dict:
-        problems.append(Diagnostic("response-invalid", f"response for {case_id!r}: usage must be an object, found {_kind(usage)}",
+        problems.append(Diagnostic("response-invalid", f"response for {case_id!r}: usage must be an object, found {json_type(usage)}",
                                    display, number))
         bad = True
     if case_id not in case_ids:
