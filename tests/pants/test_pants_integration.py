@@ -6,6 +6,7 @@ benchmarks, in a throw-away build root (workspace.py). Run by ./run-tests
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import uuid
 from pathlib import Path
@@ -147,3 +148,121 @@ def test_rule_runner_tests_pass_under_pants() -> None:
                           capture_output=True, text=True, env={**env, "PANTS_BOOTSTRAP_QUIET": "1"}, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-5000:]
     assert "rule_runner_test.py:rule_tests succeeded" in proc.stderr
+
+
+# -----------------------------------------------------------------------------------------------
+# Remote cache (REAPI) with a real BuildGrid server on 127.0.0.1
+# -----------------------------------------------------------------------------------------------
+
+BUILDGRID_CONFIG = """\
+thread-pool-size: 64
+server:
+  - !channel
+    address: "127.0.0.1:{port}"
+    insecure-mode: true
+storages:
+  - !disk-storage &cas
+    path: {cas}
+caches:
+  - !lru-action-cache &ac
+    storage: *cas
+    max-cached-refs: 100000
+    allow-updates: true
+instances:
+  - name: ""
+    services:
+      - !action-cache
+        cache: *ac
+      - !cas
+        storage: *cas
+      - !bytestream
+        storage: *cas
+"""
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def buildgrid(tmp_path: Path):
+    """A BuildGrid CAS + ActionCache on 127.0.0.1 (installed from PyPI into .cache/ on first use)."""
+    import socket
+    import time
+
+    bgd = Path(os.environ.get("TRUNCHBULL_BGD") or REPO / ".cache" / "buildgrid-venv" / "bin" / "bgd")
+    if not bgd.exists():
+        subprocess.run([str(REPO / "bench" / "pants.py"), "--install-buildgrid"], check=True)
+    port = _free_port()
+    config = tmp_path / "buildgrid.yml"
+    config.write_text(BUILDGRID_CONFIG.format(port=port, cas=tmp_path / "cas"))
+    log = (tmp_path / "bgd.log").open("w")
+    proc = subprocess.Popen([str(bgd), "server", "start", str(config)], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError((tmp_path / "bgd.log").read_text())
+                time.sleep(0.3)
+        yield f"grpc://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+STEP_PREFIXES = ("Scan imports", "Bundle and inspect", "Expand the cases", "Assemble the release",
+                 "Read the config", "Install the")
+
+
+def test_remote_cache_serves_a_rebuild_from_an_empty_local_store(buildgrid: str, tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "repo")
+    try:
+        ws.copy_example("support")
+        ws.write(fifty_evals(n=5))
+        remote = [f"--remote-store-address={buildgrid}", "--remote-cache-read", "--remote-cache-write",
+                  "--remote-store-rpc-concurrency=16", "--remote-cache-rpc-concurrency=16",
+                  "--no-pantsd", "--stats-log"]
+        targets = ["examples/support:release", "bench50:release"]
+
+        # 1. Cold local store: everything runs and is written to the remote cache.
+        first = ws.pants(*remote, f"--local-store-dir={tmp_path / 'store1'}", "package", *targets)
+        assert first.counter("remote_cache_write_errors") == 0, first.stderr[-3000:]
+        steps = {p for p in first.executed if p.startswith(STEP_PREFIXES)}
+        assert len(steps) >= 10
+        built = {t: _tree(ws.root / "dist" / d / "release") for t, d in
+                 (("support", "examples.support"), ("bench", "bench50"))}
+
+        # 2. Another empty local store, no pantsd: served from the remote cache.
+        for d in ("examples.support", "bench50"):
+            subprocess.run(["rm", "-rf", str(ws.root / "dist" / d)], check=True)
+        second = ws.pants(*remote, f"--local-store-dir={tmp_path / 'store2'}", "package", *targets)
+        # Pants starts a local run while the remote lookup is in flight and
+        # cancels it on a hit: the hits, and no local run finishing first, are
+        # what shows that nothing ran again.
+        hits = set(re.findall(r'remote cache hit for: "(.*?)"', second.stderr))
+        assert steps <= hits, f"not served from the remote cache: {sorted(steps - hits)}"
+        assert second.counter("remote_cache_speculation_local_completed_first") == 0
+        assert second.counter("remote_cache_requests_uncached") == 0
+        assert {t: _tree(ws.root / "dist" / d / "release") for t, d in
+                (("support", "examples.support"), ("bench", "bench50"))} == built
+
+        # 3. A warm local store (the usual one) gives the same bytes.
+        for d in ("examples.support", "bench50"):
+            subprocess.run(["rm", "-rf", str(ws.root / "dist" / d)], check=True)
+        ws.pants("--no-pantsd", "package", *targets)
+        assert {t: _tree(ws.root / "dist" / d / "release") for t, d in
+                (("support", "examples.support"), ("bench", "bench50"))} == built
+    finally:
+        ws.cleanup()
