@@ -26,7 +26,9 @@ from trunchbull_pants.target_types import (
     MODULE_EXTENSIONS,
     TrunchbullEvalTarget,
     TrunchbullReleaseDependenciesField,
+    TrunchbullReleaseOutputPathField,
     TrunchbullReleasePackageTarget,
+    TrunchbullReleaseTarField,
     TrunchbullReleaseSourcesField,
     TrunchbullReleaseTarget,
     TrunchbullSourceTarget,
@@ -168,6 +170,13 @@ async def generate_trunchbull_release_targets(
         set(classified.tools),
         set(classified.transformers),
     )
+    # `output_path` and `tar` are moved to the package target only.
+    package_only = {
+        TrunchbullReleaseOutputPathField.alias,
+        TrunchbullReleaseTarField.alias,
+        TrunchbullReleaseSourcesField.alias,
+    }
+    file_template = {k: v for k, v in request.template.items() if k not in package_only}
     generated = []
     for rel in classified.files:
         if rel in evals:
@@ -180,7 +189,7 @@ async def generate_trunchbull_release_targets(
             cls = TrunchbullSourceTarget
         generated.append(
             cls(
-                {**request.template, SingleSourceField.alias: rel},
+                {**file_template, SingleSourceField.alias: rel},
                 request.template_address.create_file(rel),
                 union_membership,
             )

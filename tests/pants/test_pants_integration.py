@@ -50,6 +50,17 @@ def test_package_is_byte_identical_to_the_cli(ws: Workspace, tmp_path: Path) -> 
     assert '"lookup_policy"' in release
 
 
+def test_tar_and_output_path(ws: Workspace, tmp_path: Path) -> None:
+    dest = ws.copy_example("minimal", "tarred")
+    (ws.root / dest / "BUILD").write_text('trunchbull_release(name="release", tar=True, output_path="out/rel")\n')
+    ws.pants("package", f"{dest}:release")
+    proc = subprocess.run([str(REPO / "trunchbull"), "build", str(ws.root / dest), "-o", str(tmp_path / "rel"), "--tar"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert _tree(ws.root / "dist/out/rel") == _tree(tmp_path / "rel")
+    assert (ws.root / "dist/out/rel.tar").read_bytes() == (tmp_path / "rel.tar").read_bytes()
+
+
 def _executed(ws: Workspace) -> set[str]:
     run = ws.pants("package", "bench50:release")
     return set(run.executed)
