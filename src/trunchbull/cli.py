@@ -4,6 +4,7 @@ only: the work is done by compiler.py, release.py, grading.py and init.py."""
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 
@@ -101,9 +102,11 @@ def _compile(args) -> tuple[int, object]:
     from trunchbull.progress import Status
 
     status = Status(enabled=None if not args.json else False)
+    gc.disable()  # a compile builds many long-lived objects and few cycles: collection would only rescan them
     try:
         outcome = compile_benchmark(args.root, progress=status)
     finally:
+        gc.enable()
         status.done()
     diagnostics = outcome.diagnostics.sorted()
     errors = [d for d in diagnostics if d.severity == "error"]
@@ -190,11 +193,7 @@ def cmd_verify(args) -> int:
 
 
 def cmd_inspect(args) -> int:
-    from trunchbull.release import load_cases
-
-    release = _read(args.release)
-    manifest = release.manifest
-    cases = load_cases(release)
+    manifest = _read(args.release).manifest
     if args.json:
         summary = {k: manifest.get(k) for k in ("title", "version", "digest", "counts")}
         summary["evals"] = [{k: e[k] for k in ("id", "title", "caseCount", "evaluatorKinds")} for e in manifest["evals"]]
@@ -215,7 +214,6 @@ def cmd_inspect(args) -> int:
         print("tools:")
         for tool in manifest["tools"]:
             print(f"  {tool['name']}  {tool['description']}")
-    assert len(cases) == counts["cases"]
     return EXIT_OK
 
 

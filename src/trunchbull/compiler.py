@@ -15,6 +15,7 @@ from trunchbull.config import BenchmarkConfig, locate_root, read_config
 from trunchbull.deps import Dependencies, find_dependencies, install
 from trunchbull.diagnostics import Diagnostic, Diagnostics
 from trunchbull.discovery import discover
+from trunchbull.cases.fields import Where
 from trunchbull.cases.transformer import check_total_sources
 from trunchbull.evals import CompiledEval, EvalCompiler
 from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
@@ -222,18 +223,17 @@ def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: 
                         file=ev.module, line=ev.where.line, col=ev.where.col, hint="eval IDs must be unique in the release")
         else:
             first_eval[ev.id] = ev
-    first_case: dict[str, dict] = {}
+    first_case: dict[str, Where] = {}
     for ev in evals:
-        for case in ev.cases:
-            where = case["_where"]
+        for case, where in zip(ev.cases, ev.case_wheres):
             if case["id"] in first_case:
-                other = first_case[case["id"]]["_where"]
+                other = first_case[case["id"]]
                 other_at = ":".join(str(x) for x in (other.file, other.line) if x)
                 diags.error("duplicate-case-id", f"{where.label()}case id {case['id']!r} is also defined at {other_at}"
                             + (f" ({other.path})" if other.path else ""), file=where.file, line=where.line, col=where.col,
                             hint="case IDs are release-global and never prefixed: prefix them yourself, e.g. <eval>.<case>")
             else:
-                first_case[case["id"]] = case
+                first_case[case["id"]] = where
     first_tool: dict[str, CompiledTool] = {}
     for tool in tools:
         if tool.name in first_tool:
@@ -250,10 +250,9 @@ def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: 
                             file=ev.module, line=ev.where.line, col=ev.where.col,
                             hint=f"known tools: {', '.join(known) or 'none'}")
         eval_tools = set(ev.tools or [])
-        for case in ev.cases:
+        for case, where in zip(ev.cases, ev.case_wheres):
             for name in case["tools"]:
                 if name not in first_tool and name not in eval_tools:
-                    where = case["_where"]
                     diags.error("unknown-tool", f"{where.label()}case {case['id']!r} requests tool {name!r}, which no tool module defines",
                                 file=where.file, line=where.line, col=where.col, hint=f"known tools: {', '.join(known) or 'none'}")
     check_total_sources(evals, diags)
@@ -279,13 +278,8 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
     eval_entries = []
     for ev in evals:
         bundle = add_bundle(ev.module) if ev.custom else None
-        kinds = set()
-        for case in ev.cases:
-            row = {k: v for k, v in case.items() if k != "_where"}
-            if row["evaluate"]["kind"] == "custom":
-                row["evaluate"] = {"kind": "custom", "module": bundle}
-            kinds.add(row["evaluate"]["kind"])
-            rows.append(row)
+        kinds = {case["evaluate"]["kind"] for case in ev.cases}
+        rows.extend(ev.cases)
         eval_entries.append({"id": ev.id, "title": ev.title, "description": ev.description, "module": ev.module,
                              "caseCount": len(ev.cases), "evaluatorKinds": sorted(kinds), "bundle": bundle})
     tool_entries = [{"name": t.name, "description": t.description, "inputSchema": t.input_schema, "module": t.module,

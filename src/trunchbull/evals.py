@@ -30,7 +30,8 @@ class CompiledEval:
     title: str | None
     description: str | None
     custom: bool  # evaluate is a module-level function
-    cases: list[dict] = field(default_factory=list)
+    cases: list[dict] = field(default_factory=list)  # compiled cases, as written to cases.jsonl
+    case_wheres: list[Where] = field(default_factory=list)  # where each case was authored
     where: Where | None = None
     tools: list[str] | None = None
     data_files: list[str] = field(default_factory=list)  # root-relative files read
@@ -41,7 +42,7 @@ class CompiledEval:
                 "custom": self.custom, "tools": self.tools, "dataFiles": self.data_files,
                 "transformerSources": self.transformer_sources,
                 "where": self.where.to_json() if self.where else None,
-                "cases": [{**c, "_where": c["_where"].to_json()} for c in self.cases]}
+                "cases": self.cases, "caseWheres": [w.to_json() for w in self.case_wheres]}
 
     @classmethod
     def from_json(cls, data: dict) -> "CompiledEval":
@@ -49,7 +50,7 @@ class CompiledEval:
                    custom=data["custom"], tools=data["tools"], data_files=data["dataFiles"],
                    transformer_sources=data["transformerSources"],
                    where=Where.from_json(data["where"]) if data["where"] else None,
-                   cases=[{**c, "_where": Where.from_json(c["_where"])} for c in data["cases"]])
+                   cases=data["cases"], case_wheres=[Where.from_json(w) for w in data["caseWheres"]])
 
 
 class EvalCompiler:
@@ -140,6 +141,7 @@ class EvalCompiler:
             case = self._inherit(draft, value, result, system_prompt, eval_spec, single="prompt" in value)
             if case:
                 result.cases.append(case)
+                result.case_wheres.append(draft.where)
         return result
 
     def _report(self, where: Where, code: str, message: str, hint: str | None) -> None:
@@ -247,7 +249,6 @@ class EvalCompiler:
             "evaluate": evaluate,
             "data": draft.data,
             "source": draft.source,
-            "_where": draft.where,
         }
 
     def _case_evaluate(self, draft: CaseDraft, value: dict, result: CompiledEval, eval_spec: dict | None,
@@ -268,7 +269,7 @@ class EvalCompiler:
                     return None
             return eval_spec
         if result.custom:
-            return {"kind": "custom", "module": None}  # module filled in at assembly
+            return {"kind": "custom", "module": f"modules/{self.report.bundle_sha}.mjs"}
         if "evaluate" not in value:
             self.problem(draft.where, "case-no-evaluator", f"case {draft.id!r} has no evaluator",
                          "give the case an evaluate spec, or the eval a shared evaluate")

@@ -3,6 +3,7 @@ its source spells a given string literal."""
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from functools import lru_cache
@@ -17,14 +18,38 @@ def _text(path: Path) -> str:
         return ""
 
 
-def find_literal(path: Path, value: str) -> tuple[int | None, int | None]:
+@lru_cache(maxsize=256)
+def _line_starts(path: Path) -> list[int]:
     text = _text(path)
-    for quoted in (json.dumps(value, ensure_ascii=False), f"'{value}'", f"`{value}`"):
-        index = text.find(quoted)
-        if index >= 0:
-            line = text.count("\n", 0, index) + 1
-            return line, index - (text.rfind("\n", 0, index) + 1) + 1
-    return None, None
+    starts, index = [0], text.find("\n")
+    while index >= 0:
+        starts.append(index + 1)
+        index = text.find("\n", index + 1)
+    return starts
+
+
+def position(path: Path, index: int) -> tuple[int, int]:
+    """1-based line and column of a character offset in the file."""
+    starts = _line_starts(path)
+    line = bisect.bisect_right(starts, index)
+    return line, index - starts[line - 1] + 1
+
+
+def literal_offset(path: Path, value: str, start: int = 0) -> int:
+    """Offset of the first spelling of string `value` at or after `start`
+    (then, failing that, anywhere), or -1."""
+    text = _text(path)
+    for begin in ((start, 0) if start else (0,)):
+        for quoted in (json.dumps(value, ensure_ascii=False), f"'{value}'", f"`{value}`"):
+            index = text.find(quoted, begin)
+            if index >= 0:
+                return index
+    return -1
+
+
+def find_literal(path: Path, value: str) -> tuple[int | None, int | None]:
+    index = literal_offset(path, value)
+    return position(path, index) if index >= 0 else (None, None)
 
 
 def find_key(path: Path, name: str) -> tuple[int | None, int | None]:
