@@ -128,8 +128,11 @@ def _warm_imports() -> None:
     import polars  # noqa: F401
 
 
-def expand_module(report: ModuleReport, root: Path, install_dir: Path | None = None) -> Expansion:
-    """Stage 4, per eval module: validate its export and expand its cases."""
+def expand_module(report: ModuleReport, root: Path, install_dir: Path | None = None,
+                  transform_runs: list[dict] | None = None) -> Expansion:
+    """Stage 4, per eval module: validate its export and expand its cases.
+    `transform_runs`: the two transformer runs' records, when separate
+    processes made them (else expansion runs the transformer itself)."""
     diags = Diagnostics()
     inspection = report.inspection or {}
     has_default = "default" in inspection
@@ -139,7 +142,11 @@ def expand_module(report: ModuleReport, root: Path, install_dir: Path | None = N
     if isinstance(cases, dict) and isinstance(cases.get("transformer"), str):
         path, _ = resolve_inside((root / report.path).parent, cases["transformer"], root)
         transformer = rel_posix(path, root) if path is not None else None
-    compiled = EvalCompiler(report, root, diags, install_dir).compile() if report.ok and has_default else None
+    compiled = None
+    if report.ok and has_default:
+        compiler = EvalCompiler(report, root, diags, install_dir)
+        compiler.transform_runs = transform_runs
+        compiled = compiler.compile()
     return Expansion(report.path, has_default, report.inputs, transformer, compiled, diags.items)
 
 

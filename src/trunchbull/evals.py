@@ -59,6 +59,7 @@ class EvalCompiler:
     def __init__(self, report: ModuleReport, root: Path, diags: Diagnostics, install_dir: Path | None = None):
         self.report = report
         self.install_dir = install_dir  # installed dependencies, for transformers' package imports
+        self.transform_runs: list[dict] | None = None  # the two runs' records, when made by separate processes
         self.root = root
         self.diags = diags
         self.module_file = root / report.path

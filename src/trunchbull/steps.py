@@ -3,7 +3,8 @@ cache and sandbox each one (the Pants rules run exactly these):
 
   config          ROOT → config.json          static config + discovery
   bundle-inspect  ROOT, one module → report.json + <sha>.mjs
-  expand          ROOT, report.json → expansion.json        one eval module
+  transform-run   ROOT, report.json, run 1|2 → run.json     one transformer run
+  expand          ROOT, report.json [, run records] → expansion.json
   assemble        ROOT, config.json, reports, expansions → release dir
 
 Each prints diagnostics like the CLI and exits 0 (ok), 1 (the benchmark has
@@ -19,7 +20,10 @@ from pathlib import Path
 
 import orjson
 
+from trunchbull.cases.fields import Where
+from trunchbull.cases.transformer import prepare_transformer
 from trunchbull.compiler import Entrypoints, Expansion, assemble, expand_module, load_config
+from trunchbull.evals import EvalCompiler
 from trunchbull.config import BenchmarkConfig
 from trunchbull.deps import Dependencies, find_dependencies
 from trunchbull.diagnostics import Diagnostic, Diagnostics, UsageError, render_text, report_internal_error
@@ -93,10 +97,41 @@ def step_bundle_inspect(args) -> int:
     return 0  # module problems are judged at assembly, where helpers and transformers are known
 
 
+def step_transform_run(args) -> int:
+    """One of a transformer's two runs (variant 1 or 2), alone in its process,
+    so a build system can sandbox and cache each run separately."""
+    root = args.root.absolute()
+    report = ModuleReport.from_json(_read_json(args.report), args.report.absolute().parent)
+    value = ((report.inspection or {}).get("default") or {}).get("value")
+    spec = value.get("cases") if isinstance(value, dict) else None
+    record: dict = {"variant": args.run, "skipped": True}
+    stdout = b""
+    if isinstance(spec, dict):
+        compiler = EvalCompiler(report, root, Diagnostics(), args.deps_dir.absolute() if args.deps_dir else None)
+        run = prepare_transformer(compiler, spec, Where(report.path, path="cases"))
+        if run is not None:  # else expand reports why
+            record, stdout = run.record_one(args.run - 1)
+    record["stdoutFile"] = args.out.name + ".stdout"
+    _write_json(args.out, record)
+    (args.out.parent / record["stdoutFile"]).write_bytes(stdout)
+    return 0
+
+
+def _load_run(path: Path) -> dict:
+    record = _read_json(path)
+    record["stdout"] = (path.parent / record["stdoutFile"]).read_bytes()
+    return record
+
+
 def step_expand(args) -> int:
     root = args.root.absolute()
     report = ModuleReport.from_json(_read_json(args.report), args.report.absolute().parent)
-    expansion = expand_module(report, root, args.deps_dir.absolute() if args.deps_dir else None)
+    runs = [_load_run(p) for p in args.transform_run]
+    if runs and len(runs) != 2:
+        raise UsageError("give --transform-run twice (the records of run 1 and run 2), or not at all")
+    runs.sort(key=lambda r: r["variant"])
+    recorded = None if not runs or any(r.get("skipped") for r in runs) else runs
+    expansion = expand_module(report, root, args.deps_dir.absolute() if args.deps_dir else None, recorded)
     _write_json(args.out, expansion.to_json())
     return 0
 
@@ -147,6 +182,15 @@ def build_parser() -> argparse.ArgumentParser:
     expand.add_argument("root", type=Path)
     expand.add_argument("--report", type=Path, required=True)
     expand.add_argument("--deps-dir", type=Path, help="directory holding the installed node_modules (for transformers)")
+    expand.add_argument("--transform-run", type=Path, action="append", default=[],
+                        help="a transform-run record (give both runs); without them expand runs the transformer itself")
+
+    transform = steps.add_parser("transform-run", help="one of a transformer's two runs, in its own varied sandbox")
+    transform.add_argument("root", type=Path)
+    transform.add_argument("--report", type=Path, required=True, help="the eval module's report.json")
+    transform.add_argument("--run", type=int, choices=(1, 2), required=True)
+    transform.add_argument("--deps-dir", type=Path, help="directory holding the installed node_modules")
+    transform.add_argument("--out", type=Path, required=True, help="run.json; the run's output is written beside it")
     expand.add_argument("--out", type=Path, required=True)
 
     assemble_ = steps.add_parser("assemble", help="release-wide checks; write the release")
@@ -160,7 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-STEPS = {"config": step_config, "bundle-inspect": step_bundle_inspect, "expand": step_expand, "assemble": step_assemble}
+STEPS = {"config": step_config, "bundle-inspect": step_bundle_inspect, "transform-run": step_transform_run,
+         "expand": step_expand, "assemble": step_assemble}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,12 +23,36 @@ def _tree_bytes(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_steps_compose_to_the_cli_release(tmp_path):
-    root = EXAMPLES / "support"
-    work = tmp_path / "steps"
+def build_with_steps(root: Path, work: Path, out: Path, deps_dir: Path | None) -> subprocess.CompletedProcess:
+    """Run the stages as separate processes, the way the Pants rules do:
+    config, bundle-inspect per module, both transformer runs, expand, assemble."""
     assert _step("config", root, "--out", work / "config.json").returncode == 0
     config = orjson.loads((work / "config.json").read_bytes())
-    assert config["evals"] == ["evals/refunds.ts"] and config["tools"] == ["tools/support.ts"]
+    deps = ["--deps-dir", deps_dir] if deps_dir else []
+    bundle_dir = (deps_dir or work) / "bundles"
+    args = []
+    for kind, module in [("eval", m) for m in config["evals"]] + [("tool", m) for m in config["tools"]]:
+        step_dir = work / module.replace("/", "_")
+        report = step_dir / "report.json"
+        done = _step("bundle-inspect", root, "--module", module, "--kind", kind, "--bundle-dir", bundle_dir, *deps,
+                     "--out", report)
+        assert done.returncode == 0, done.stderr
+        args += ["--report", report]
+        if kind == "eval":
+            runs = []
+            for n in (1, 2):
+                run = step_dir / f"run{n}.json"
+                assert _step("transform-run", root, "--report", report, "--run", n, *deps, "--out", run).returncode == 0
+                runs += ["--transform-run", run]
+            expansion = step_dir / "expansion.json"
+            done = _step("expand", root, "--report", report, *deps, *runs, "--out", expansion)
+            assert done.returncode == 0, done.stderr
+            args += ["--expansion", expansion]
+    return _step("assemble", root, "--repo-root", REPO, "--config", work / "config.json", *args, "--out", out)
+
+
+def test_steps_compose_to_the_cli_release(tmp_path):
+    root = EXAMPLES / "support"
     # the CLI build installs the dependencies into the cache; the steps import bundles from beside them
     cli_out = tmp_path / "cli-release"
     assert run_cli("build", root, "-o", cli_out).code == 0
@@ -36,22 +60,36 @@ def test_steps_compose_to_the_cli_release(tmp_path):
     from trunchbull.node import toolchain
 
     deps_dir = install(find_dependencies(root, REPO), toolchain())
-    args = []
-    for kind, module in [("eval", m) for m in config["evals"]] + [("tool", m) for m in config["tools"]]:
-        name = module.replace("/", "_")
-        report = work / name / "report.json"
-        done = _step("bundle-inspect", root, "--module", module, "--kind", kind, "--bundle-dir", deps_dir / "bundles",
-                     "--deps-dir", deps_dir, "--out", report)
-        assert done.returncode == 0, done.stderr
-        args += ["--report", report]
-        if kind == "eval":
-            expansion = work / name / "expansion.json"
-            assert _step("expand", root, "--report", report, "--out", expansion).returncode == 0
-            args += ["--expansion", expansion]
     out = tmp_path / "steps-release"
-    done = _step("assemble", root, "--repo-root", REPO, "--config", work / "config.json", *args, "--out", out)
+    done = build_with_steps(root, tmp_path / "steps", out, deps_dir)
     assert done.returncode == 0, done.stderr
     assert _tree_bytes(out) == _tree_bytes(cli_out)
+
+
+def test_steps_with_separate_transformer_runs_match_the_cli(tmp_path):
+    root = EXAMPLES / "data"
+    cli_out = tmp_path / "cli-release"
+    assert run_cli("build", root, "-o", cli_out).code == 0
+    out = tmp_path / "steps-release"
+    done = build_with_steps(root, tmp_path / "steps", out, None)
+    assert done.returncode == 0, done.stderr
+    assert _tree_bytes(out) == _tree_bytes(cli_out)
+    manifest = orjson.loads((out / "release.json").read_bytes())
+    assert any(e["id"] == "trivia" for e in manifest["evals"])
+
+
+def test_separate_transformer_runs_still_catch_nondeterminism(tmp_path):
+    root = write_tree(tmp_path / "b", {
+        "evals/gen.ts": 'export default { id: "gen", evaluate: { kind: "non_empty" },'
+                        ' cases: { transformer: "./t.ts", sources: { s: "./s.txt" } } }\n',
+        "evals/t.ts": 'export default { name: "t", transform: ({ s }) => [{ id: "c", prompt: s.content,'
+                      ' data: { tz: new Date().getTimezoneOffset() } }] }\n',
+        "evals/s.txt": "hello\n",
+    })
+    done = build_with_steps(root, tmp_path / "steps", tmp_path / "out", None)
+    assert done.returncode == 1
+    assert "error[transformer-nondeterministic]" in done.stderr and "data.tz" in done.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_assemble_with_errors_writes_nothing(tmp_path):

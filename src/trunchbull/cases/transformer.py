@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from trunchbull.cases.fields import CaseDraft, Where, check_case
-from trunchbull.diagnostics import UsageError
+from trunchbull.diagnostics import Diagnostic, UsageError
 from trunchbull.ids import authoring_id_problem, json_type, source_name_problem
 from trunchbull.node import JS_DIR, NodeHelper, SandboxResult, run_sandboxed, toolchain
 from trunchbull.paths import MODULE_SUFFIXES, rel_posix, resolve_inside
@@ -80,7 +80,8 @@ class Source:
     sha256: str
 
 
-def expand_transformer(compiler: "EvalCompiler", spec: dict, where: Where, result: "CompiledEval") -> list[CaseDraft] | None:
+def prepare_transformer(compiler: "EvalCompiler", spec: dict, where: Where) -> "TransformerRun | None":
+    """Check a `cases: { transformer, sources }` spec; the run, when valid."""
     ok = True
     for key in spec:
         if key not in TRANSFORMER_KEYS:
@@ -95,12 +96,27 @@ def expand_transformer(compiler: "EvalCompiler", spec: dict, where: Where, resul
     sources = _sources(compiler, spec["sources"], where.at("sources"))
     if module is None or sources is None or not ok:
         return None
+    return TransformerRun(compiler, module, sources, where)
+
+
+def expand_transformer(compiler: "EvalCompiler", spec: dict, where: Where, result: "CompiledEval") -> list[CaseDraft] | None:
+    run = prepare_transformer(compiler, spec, where)
+    if run is None:
+        return None
+    sources = run.sources
     result.transformer_sources.update((s.rel, s.file.stat().st_size) for s in sources)
-    run = TransformerRun(compiler, module, sources, where)
     drafts = run.execute()
     if drafts is not None:
         result.data_files.extend([*run.module_inputs, *(s.rel for s in sources)])
     return drafts
+
+
+class _TemporaryPath(tempfile.TemporaryDirectory):
+    def __init__(self, parent: Path | None):
+        super().__init__(prefix="trunchbull-transform-", dir=parent)
+
+    def __enter__(self) -> Path:
+        return Path(self.name)
 
 
 def check_total_sources(evals: list["CompiledEval"], diags) -> None:
@@ -245,22 +261,51 @@ class TransformerRun:
         self.compiler.problem(Where(self.module, path=path), code, message, hint)
 
     def execute(self) -> list[CaseDraft] | None:
-        tc = toolchain()
-        parent = self.compiler.install_dir / "transform-runs" if self.compiler.install_dir else None
-        if parent:
-            parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="trunchbull-transform-", dir=parent) as tmp:
-            bundle = self._bundle(Path(tmp) / "bundle")
+        """Both runs, concurrently, then the comparison and validation; or, when
+        the two runs were made by separate processes (steps transform-run), only
+        the comparison and validation of their records."""
+        limits = (deadline_s(), memory_mb())
+        if self.compiler.transform_runs is not None:
+            results = [self._from_record(record) for record in self.compiler.transform_runs]
+            return None if None in results else self._analyze(results, limits)
+        with self._workspace() as tmp:
+            bundle = self._bundle(tmp / "bundle")
             if bundle is None:
                 return None
             results: list[SandboxResult | None] = [None, None]
-            limits = (deadline_s(), memory_mb())
-            threads = [threading.Thread(target=self._run, args=(i, Path(tmp), bundle, limits, results)) for i in range(2)]
+            threads = [threading.Thread(target=self._run, args=(i, tmp, bundle, limits, results)) for i in range(2)]
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
         return self._analyze(results, limits)
+
+    def record_one(self, index: int) -> tuple[dict, bytes]:
+        """Run variant `index` alone: a record for a later expand, and the run's stdout."""
+        limits = (deadline_s(), memory_mb())
+        with self._workspace() as tmp:
+            bundle = self._bundle(tmp / "bundle")
+            if bundle is None:
+                return {"variant": index, "bundled": False, "moduleInputs": self.module_inputs,
+                        "diagnostics": [d.to_json() for d in self.compiler.diags.items]}, b""
+            results: list[SandboxResult | None] = [None, None]
+            self._run(index, tmp, bundle, limits, results)
+        run = results[index]
+        return {"variant": index, "bundled": True, "moduleInputs": self.module_inputs, "returncode": run.returncode,
+                "timedOut": run.timed_out, "stderr": run.stderr[-20_000:]}, run.stdout
+
+    def _from_record(self, record: dict) -> SandboxResult | None:
+        self.module_inputs = record["moduleInputs"]
+        if not record["bundled"]:
+            self.compiler.diags.extend(Diagnostic.from_json(d) for d in record["diagnostics"])
+            return None
+        return SandboxResult(record["returncode"], record["stdout"], record["stderr"], record["timedOut"])
+
+    def _workspace(self):
+        parent = self.compiler.install_dir / "transform-runs" if self.compiler.install_dir else None
+        if parent:
+            parent.mkdir(parents=True, exist_ok=True)
+        return _TemporaryPath(parent)
 
     def _bundle(self, out_dir: Path) -> Path | None:
         with NodeHelper(toolchain()) as helper:
