@@ -158,7 +158,9 @@ def sandbox_flags(read_paths: list[Path], memory_mb: int = DEFAULT_MEMORY_MB) ->
     """Node's permission model: reads only where listed; no writes, child
     processes, workers or native addons."""
     flags = ["--permission", f"--max-old-space-size={memory_mb}", "--disable-warning=ExperimentalWarning"]
-    for path in sorted({str(p) for p in read_paths}):
+    # Node checks real paths: a read path reached through a symlink (a Pants
+    # immutable input, a linked node_modules) is allowed by its target too.
+    for path in sorted({str(p) for p in read_paths} | {str(Path(p).resolve()) for p in read_paths}):
         flags.append(f"--allow-fs-read={path}")
     return flags
 
