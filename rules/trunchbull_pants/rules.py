@@ -43,7 +43,11 @@ from pants.engine.fs import (
 from pants.engine.process import FallibleProcessResult, Process, ProcessResult
 from pants.engine.rules import Get, MultiGet, collect_rules, rule
 from pants.engine.target import (
+    Dependencies,
+    DependenciesRequest,
     SourcesField,
+    Target,
+    Targets,
     TransitiveTargets,
     TransitiveTargetsRequest,
     WrappedTarget,
@@ -59,6 +63,7 @@ from trunchbull_pants.target_types import (
     TrunchbullReleaseOutputPathField,
     TrunchbullReleaseSourcesField,
     TrunchbullReleaseTarField,
+    TrunchbullTransformerTarget,
 )
 from trunchbull_pants.toolchain import (
     TOOLCHAIN_DIR,
@@ -69,6 +74,7 @@ from trunchbull_pants.toolchain import (
 
 LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock")
 DEPS_DIR = "__tb_deps"
+DEPS_MOUNT = "__tb_nm"
 OUT = "__tb_out"
 RELEASE_DIR = "__tb_release"
 
@@ -193,22 +199,102 @@ async def benchmark_dependencies(request: BenchmarkDependenciesRequest) -> Bench
     return BenchmarkDependencies(EMPTY_DIGEST, EMPTY_DIGEST, False)
 
 
-async def _closure_sources(addresses: list[Address]) -> Digest:
-    transitive = await Get(TransitiveTargets, TransitiveTargetsRequest(addresses))
+def _deps_layout(deps: BenchmarkDependencies) -> dict:
+    """The installed `node_modules`, linked (not copied) into a sandbox.
+
+    The install is an immutable input at `__tb_nm/` (materialized once, shared
+    by every process) and `__tb_deps/node_modules` is made a symlink to its
+    real path when the step starts, so `__tb_deps/` stays a writable sandbox
+    directory (bundles, transformer workspaces) and a bundle under it resolves
+    package imports through the link. Node's permission model checks real
+    paths and reads each symlink on the way: the core allows a read path's
+    real path too, so `--deps-dir` names the link (or its parent, for
+    transform-run, which reads `<deps-dir>/node_modules`). The link and the
+    mount point are the same on every machine: cache keys are stable."""
+    if not deps.present:
+        return {}
+    return {
+        "immutable_input_digests": {DEPS_MOUNT: deps.node_modules},
+        "realpath_links": [(f"{DEPS_DIR}/node_modules", f"{DEPS_MOUNT}/node_modules")],
+    }
+
+
+def transformer_of(report_json: bytes) -> str | None:
+    """`cases.transformer` of an inspected eval's default export, if any."""
+    try:
+        report = json.loads(report_json)
+    except ValueError:
+        return None
+    value = (((report or {}).get("inspection") or {}).get("default") or {}).get("value")
+    cases = value.get("cases") if isinstance(value, dict) else None
+    transformer = cases.get("transformer") if isinstance(cases, dict) else None
+    return transformer if isinstance(transformer, str) else None
+
+
+@dataclass(frozen=True)
+class ClosureRequest:
+    address: Address
+    # False: do not go through transformer targets. A transformer is named by a
+    # path string, not imported, so only its runs and the expansion read it:
+    # editing it does not re-run bundle-inspect of the eval naming it.
+    through_transformers: bool = True
+
+
+@dataclass(frozen=True)
+class ClosureSources:
+    digest: Digest
+
+
+@rule(desc="Collect the sources a Trunchbull step reads", level=LogLevel.DEBUG)
+async def closure_sources(request: ClosureRequest) -> ClosureSources:
+    if request.through_transformers:
+        transitive = await Get(TransitiveTargets, TransitiveTargetsRequest([request.address]))
+        targets = list(transitive.closure)
+    else:
+        wrapped = await Get(
+            WrappedTarget,
+            WrappedTargetRequest(request.address, description_of_origin="the Trunchbull rules"),
+        )
+        seen: dict[Address, Target] = {}
+        frontier = [wrapped.target]
+        while frontier:
+            for tgt in frontier:
+                seen[tgt.address] = tgt
+            found = await MultiGet(
+                Get(Targets, DependenciesRequest(tgt.get(Dependencies))) for tgt in frontier
+            )
+            following: dict[Address, Target] = {}
+            for deps in found:
+                for tgt in deps:
+                    if tgt.address not in seen and not isinstance(tgt, TrunchbullTransformerTarget):
+                        following[tgt.address] = tgt
+            frontier = list(following.values())
+        targets = list(seen.values())
     sources = await Get(
         SourceFiles,
-        SourceFilesRequest(
-            [tgt.get(SourcesField) for tgt in transitive.closure if tgt.has_field(SourcesField)]
-        ),
+        SourceFilesRequest([tgt.get(SourcesField) for tgt in targets if tgt.has_field(SourcesField)]),
     )
-    return sources.snapshot.digest
+    return ClosureSources(sources.snapshot.digest)
+
+
+async def _closure_sources(addresses: list[Address]) -> Digest:
+    [address] = addresses
+    closure = await Get(ClosureSources, ClosureRequest(address))
+    return closure.digest
 
 
 @rule(desc="Bundle, inspect and expand one Trunchbull module", level=LogLevel.DEBUG)
 async def module_step(request: ModuleStep) -> ModuleStepResult:
     deps = await Get(BenchmarkDependencies, BenchmarkDependenciesRequest(request.root))
-    sources = await _closure_sources([request.address or request.release])
-    extra_inputs = []
+    if request.address is not None:
+        sources, bundle_sources = await MultiGet(
+            Get(ClosureSources, ClosureRequest(request.address, through_transformers=True)),
+            Get(ClosureSources, ClosureRequest(request.address, through_transformers=False)),
+        )
+        sources, bundle_sources = sources.digest, bundle_sources.digest
+    else:
+        sources = bundle_sources = await _closure_sources([request.release])
+    deps_link = _deps_layout(deps)
     argv = [
         "bundle-inspect",
         _root_arg(request.root),
@@ -225,19 +311,18 @@ async def module_step(request: ModuleStep) -> ModuleStepResult:
     ]
     if deps.present:
         # As `trunchbull build` does: bundles are imported from <deps>/bundles so
-        # package imports resolve through <deps>/node_modules. The dependencies
-        # are copied into the sandbox rather than linked as an immutable input:
-        # Node's permission model checks the real paths of imported files.
-        extra_inputs.append(await Get(Digest, AddPrefix(deps.node_modules, DEPS_DIR)))
+        # package imports resolve through <deps>/node_modules (a symlink to the
+        # shared install's real path, which the sandbox then allows reading).
         argv[argv.index("__tb_bundles")] = f"{DEPS_DIR}/bundles"
-        argv += ["--deps-dir", DEPS_DIR]
-    input_digest = await Get(Digest, MergeDigests([sources, deps.files, *extra_inputs]))
+        argv += ["--deps-dir", f"{DEPS_DIR}/node_modules"]
+    input_digest = await Get(Digest, MergeDigests([bundle_sources, deps.files]))
     bundled = await Get(
         ProcessResult,
         CoreProcess,
         CoreProcess.create(
             argv,
             input_digest=input_digest,
+            **deps_link,
             description=f"Bundle and inspect {_in_root(request.root, request.module)}",
             output_directories=[OUT],
         ),
@@ -246,19 +331,57 @@ async def module_step(request: ModuleStep) -> ModuleStepResult:
     if request.kind != "eval":
         return ModuleStepResult(request.module, request.kind, report, EMPTY_DIGEST)
     report_in = await Get(Digest, AddPrefix(report, "__tb_in"))
-    expand_input = await Get(Digest, MergeDigests([sources, report_in]))
+    report_json = await Get(DigestContents, DigestSubset(report, PathGlobs(["report.json"])))
+    expand_argv = [
+        "expand",
+        _root_arg(request.root),
+        "--report",
+        "__tb_in/report.json",
+        "--out",
+        f"{OUT}/expansion.json",
+    ]
+    runs: list[Digest] = []
+    if report_json and transformer_of(report_json[0].content) is not None:
+        # The transformer's two deliberately varied runs, each its own cached
+        # process (different argv, so both execute); expand compares them.
+        run_input = await Get(Digest, MergeDigests([sources, report_in]))
+        run_results = await MultiGet(
+            Get(
+                ProcessResult,
+                CoreProcess,
+                CoreProcess.create(
+                    [
+                        "transform-run",
+                        _root_arg(request.root),
+                        "--report",
+                        "__tb_in/report.json",
+                        "--run",
+                        str(n),
+                        *(["--deps-dir", DEPS_DIR] if deps.present else []),
+                        "--out",
+                        f"{OUT}/run.json",
+                    ],
+                    input_digest=run_input,
+                    **deps_link,
+                    description=(
+                        f"Run the transformer of {_in_root(request.root, request.module)} "
+                        f"(run {n} of 2)"
+                    ),
+                    output_files=[f"{OUT}/run.json", f"{OUT}/run.json.stdout"],
+                ),
+            )
+            for n in (1, 2)
+        )
+        for n, result in zip((1, 2), run_results):
+            moved = await Get(Digest, RemovePrefix(result.output_digest, OUT))
+            runs.append(await Get(Digest, AddPrefix(moved, f"__tb_runs/{n}")))
+            expand_argv += ["--transform-run", f"__tb_runs/{n}/run.json"]
+    expand_input = await Get(Digest, MergeDigests([sources, report_in, *runs]))
     expanded = await Get(
         ProcessResult,
         CoreProcess,
         CoreProcess.create(
-            [
-                "expand",
-                _root_arg(request.root),
-                "--report",
-                "__tb_in/report.json",
-                "--out",
-                f"{OUT}/expansion.json",
-            ],
+            expand_argv,
             input_digest=expand_input,
             description=f"Expand the cases of {_in_root(request.root, request.module)}",
             output_files=[f"{OUT}/expansion.json"],

@@ -31,6 +31,8 @@ from pants.core.util_rules.system_binaries import (
     BinaryPathRequest,
     BinaryPaths,
     BinaryPathTest,
+    LnBinary,
+    MkdirBinary,
 )
 from pants.engine.env_vars import EnvironmentVars, EnvironmentVarsRequest
 from pants.engine.addresses import Addresses, UnparsedAddressInputs
@@ -125,6 +127,12 @@ class CoreProcess:
     # immutable inputs: Node's permission model checks real paths, and the
     # real path of an immutable input is outside the sandbox.
     realpath_args: tuple[tuple[str, str], ...] = ()
+    # (link, directory): before the step runs, `link` is made a symlink to the
+    # real path of `directory` (an immutable input). Node's permission model
+    # reads every symlink on the way to a file, so a link straight to the real
+    # path (no intermediate sandbox symlink) is what a read path can allow.
+    # Made at run time, so the cache key holds only the two fixed paths.
+    realpath_links: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def create(
@@ -140,6 +148,7 @@ class CoreProcess:
         timeout_seconds: int | None = None,
         level: LogLevel = LogLevel.DEBUG,
         realpath_args: Iterable[tuple[str, str]] = (),
+        realpath_links: Iterable[tuple[str, str]] = (),
     ) -> "CoreProcess":
         return cls(
             tuple(argv),
@@ -152,6 +161,7 @@ class CoreProcess:
             timeout_seconds,
             level,
             tuple(realpath_args),
+            tuple(realpath_links),
         )
 
 
@@ -313,7 +323,11 @@ async def build_core(_: CoreRequest, subsystem: TrunchbullSubsystem) -> Trunchbu
 
 @rule(level=LogLevel.DEBUG)
 async def core_process(
-    request: CoreProcess, global_options: GlobalOptions, bash: BashBinary
+    request: CoreProcess,
+    global_options: GlobalOptions,
+    bash: BashBinary,
+    mkdir: MkdirBinary,
+    ln: LnBinary,
 ) -> Process:
     core, toolchain = await MultiGet(
         Get(TrunchbullCore, CoreRequest()), Get(NodeToolchain, ToolchainRequest())
@@ -344,6 +358,11 @@ async def core_process(
     # permission model (inspection of user code) checks real paths. The argv
     # stays the same on every machine, so the cache key does too.
     script = f'export TRUNCHBULL_TOOLCHAIN="$(cd {TOOLCHAIN_DIR} && pwd -P)"; '
+    for link, directory in request.realpath_links:
+        parent = os.path.dirname(link)
+        script += (f"{mkdir.path} -p {parent} && " if parent else "") + (
+            f'{ln.path} -s "$(cd {directory} && pwd -P)" {link} || exit 2; '
+        )
     for flag, directory in request.realpath_args:
         script += f'set -- "$@" {flag} "$(cd {directory} && pwd -P)"; '
     script += 'exec "$@"'
