@@ -113,10 +113,16 @@ def compile_benchmark(path: Path, progress: Progress = _quiet) -> CompileOutcome
         reports = bundle_modules(helper, config.root,
                                  [(p, "eval") for p in entries.evals] + [(p, "tool") for p in entries.tools], bundle_dir,
                                  repo_root=config.repo_root)
-    progress("inspecting modules")
-    inspect_modules(reports, tc=tc, read_paths=[config.root, bundle_dir, *([install_dir] if install_dir else [])])
-    progress("expanding cases")
-    expansions = [expand_module(r, config.root, install_dir) for r in reports if r.kind == "eval"]
+    progress("inspecting and expanding modules")
+    expanded: dict[str, Expansion] = {}
+
+    def expand_now(report: ModuleReport) -> None:  # while Node inspects the next modules
+        if report.kind == "eval":
+            expanded[report.path] = expand_module(report, config.root, install_dir)
+
+    inspect_modules(reports, tc=tc, read_paths=[config.root, bundle_dir, *([install_dir] if install_dir else [])],
+                    on_inspected=expand_now)
+    expansions = [expanded.get(r.path) or expand_module(r, config.root, install_dir) for r in reports if r.kind == "eval"]
     progress("freezing release")
     outcome.release, outcome.evals = assemble(config, entries, deps, reports, expansions, diags)
     return outcome

@@ -6,11 +6,12 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import orjson
 
 from trunchbull.diagnostics import Diagnostic
-from trunchbull.node import JS_DIR, NodeHelper, Toolchain, run_sandboxed
+from trunchbull.node import JS_DIR, NodeHelper, Toolchain, stream_sandboxed
 from trunchbull.paths import rel_posix
 
 INSPECT_DEADLINE_S = 60.0
@@ -98,31 +99,43 @@ def _imports_outside(root: Path, repo_root: Path, entry: str, result: dict) -> l
 
 
 def inspect_modules(reports: list[ModuleReport], *, tc: Toolchain, read_paths: list[Path],
-                    deadline_s: float = INSPECT_DEADLINE_S) -> None:
+                    deadline_s: float = INSPECT_DEADLINE_S,
+                    on_inspected: Callable[[ModuleReport], None] | None = None) -> None:
     """Import every bundled module in a sandboxed Node process and attach what
-    it exports. A module that hangs or kills the process is reported alone;
-    the rest are inspected in a fresh process."""
+    it exports; `on_inspected` gets each report as soon as Node reports it (the
+    caller expands evals while Node inspects the rest). A module that hangs or
+    kills the process is reported alone; the rest go to a fresh process."""
     pending = [r for r in reports if r.bundle_file is not None]
     while pending:
-        done = _inspect_batch(pending, tc=tc, read_paths=read_paths, deadline_s=deadline_s)
+        done = _inspect_batch(pending, tc=tc, read_paths=read_paths, deadline_s=deadline_s, on_inspected=on_inspected)
         pending = pending[done:]
 
 
-def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list[Path], deadline_s: float) -> int:
+def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list[Path], deadline_s: float,
+                   on_inspected: Callable[[ModuleReport], None] | None) -> int:
+    received = 0
+
+    def on_line(line: bytes) -> None:
+        nonlocal received
+        if received >= len(batch):
+            return
+        report = batch[received]
+        report.inspection = orjson.loads(line)
+        received += 1
+        if on_inspected:
+            on_inspected(report)
+
     with tempfile.TemporaryDirectory(prefix="trunchbull-inspect-") as tmp:
         request = Path(tmp) / "request.json"
         request.write_bytes(orjson.dumps({
             "modules": [{"bundleFile": str(r.bundle_file), "kind": r.kind} for r in batch],
             "aiFallback": str(tc.ai_package),
         }))
-        result = run_sandboxed(JS_DIR / "inspect.mjs", [str(request)], tc=tc, timeout=deadline_s,
-                               read_paths=[*read_paths, Path(tmp), *{r.bundle_file.parent for r in batch}])
-    lines = [line for line in result.stdout.split(b"\n") if line.strip()]
-    for report, line in zip(batch, lines):
-        report.inspection = orjson.loads(line)
-    if len(lines) >= len(batch):
+        result = stream_sandboxed(JS_DIR / "inspect.mjs", [str(request)], on_line, tc=tc, timeout=deadline_s,
+                                  read_paths=[*read_paths, Path(tmp), *{r.bundle_file.parent for r in batch}])
+    if received >= len(batch):
         return len(batch)
-    stuck = batch[len(lines)]
+    stuck = batch[received]
     if result.timed_out:
         message = f"importing the module did not finish within {deadline_s:g} s"
         hint = "module top-level code must not loop or wait forever"
@@ -136,7 +149,7 @@ def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list
         message = f"importing the module crashed Node (exit {result.returncode}): {_last_error_line(result.stderr)}"
         hint = "see the error; module top-level code must run without side effects"
     stuck.diagnostics.append(Diagnostic("module-import", message, file=stuck.path, hint=hint))
-    return len(lines) + 1
+    return received + 1
 
 
 def _last_error_line(stderr: str) -> str:

@@ -198,6 +198,39 @@ def run_sandboxed(script: Path, args: list[str], *, read_paths: list[Path], time
         return SandboxResult(None, out, err.decode(errors="replace"), True)
 
 
+def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list[Path], timeout: float,
+                     tc: Toolchain, memory_mb: int = DEFAULT_MEMORY_MB) -> SandboxResult:
+    """Like run_sandboxed, but hands each stdout line to `on_line` as soon as
+    Node writes it, so the caller can work while Node goes on."""
+    cmd = [*no_network_prefix(), str(tc.node), *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb), str(script), *args]
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=tc.base_env(), start_new_session=True)
+    timed_out = threading.Event()
+
+    def expire() -> None:
+        timed_out.set()
+        _kill_group(proc)
+
+    stderr_chunks: list[bytes] = []
+    drain = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)
+    drain.start()
+    timer = threading.Timer(timeout, expire)
+    timer.start()
+    try:
+        for line in proc.stdout:
+            if line.strip():
+                on_line(line)
+        proc.wait()
+    finally:
+        timer.cancel()
+        if proc.poll() is None:
+            _kill_group(proc)
+            proc.wait()
+        drain.join()
+    stderr = b"".join(stderr_chunks).decode(errors="replace")
+    return SandboxResult(None if timed_out.is_set() else proc.returncode, b"", stderr, timed_out.is_set())
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, 9)

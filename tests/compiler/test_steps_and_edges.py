@@ -150,3 +150,15 @@ def test_null_evaluate_is_not_taken_for_a_function(tmp_path):
     result = run_cli("build", root, "-o", tmp_path / "out", "--json")
     assert result.code == 1
     assert [(d["file"], d["code"]) for d in result.diagnostics] == [("evals/a.ts", "evaluator-invalid")]
+
+
+def test_module_printing_at_import_does_not_disturb_inspection(tmp_path):
+    root = write_tree(tmp_path / "b", {
+        "evals/a.ts": 'console.log("{\\"not\\": \\"a report\\"}")\nprocess.stdout.write("raw text\\n")\n'
+                      'export default { id: "a", prompt: "p", evaluate: { kind: "non_empty" } }\n',
+        "evals/b.ts": 'export default { id: "b", prompt: "q", evaluate: { kind: "non_empty" } }\n',
+    })
+    out = tmp_path / "out"
+    result = run_cli("build", root, "-o", out)
+    assert result.code == 0, result.stderr
+    assert [c["id"] for c in orjson.loads(b"[" + b",".join((out / "cases.jsonl").read_bytes().splitlines()) + b"]")] == ["a", "b"]

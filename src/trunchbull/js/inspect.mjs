@@ -8,6 +8,10 @@ import { pathToFileURL } from "node:url";
 import { toJsonData } from "./json_walk.mjs";
 
 const request = JSON.parse(readFileSync(process.argv[2], "utf8"));
+// Module code may print: its output goes to stderr, our protocol keeps stdout.
+const writeOut = process.stdout.write.bind(process.stdout);
+process.stdout.write = process.stderr.write.bind(process.stderr);
+for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
 const aiCache = new Map();
 
 async function loadAi(bundleFile) {
@@ -86,5 +90,5 @@ for (const module of request.modules) {
   } catch (err) {
     result = { ok: false, importError: errorText(err) };
   }
-  process.stdout.write(JSON.stringify(result) + "\n");
+  writeOut(JSON.stringify(result) + "\n");
 }
