@@ -56,7 +56,7 @@ def check_optional_text(obj: dict, key: str, where: Where, report: Report) -> st
     if key not in obj:
         return None
     value = obj[key]
-    if isinstance(value, str) and value.strip():
+    if isinstance(value, str) and value and not value.isspace():
         return value
     report(where.at(key), "field-type", f"must be a non-empty string, found {json_type(value)}"
            if not isinstance(value, str) else "must not be empty", f"set {key} to a non-empty string, or leave it out")
@@ -104,7 +104,7 @@ def check_case(obj: object, where: Where, source: dict, report: Report) -> CaseD
             report(where.at("id"), "case-id", f"case id {problem}", "for example refunds.standard or q-001")
             ok = False
     prompt = obj.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
+    if not isinstance(prompt, str) or not prompt or prompt.isspace():
         message = "a case requires a non-empty prompt" if "prompt" not in obj or isinstance(prompt, str) \
             else f"prompt must be a non-empty string, found {json_type(prompt)}"
         report(where.at("prompt") if "prompt" in obj else where, "case-prompt", message,
