@@ -96,6 +96,35 @@ def test_incrementality_counts_processes(ws: Workspace) -> None:
     assert '"caseCount":3' in manifest.replace(" ", "")
 
 
+def test_transformer_runs_are_separate_cached_processes(ws: Workspace, tmp_path: Path) -> None:
+    """examples/data's `trivia` eval: its transformer's two runs are their own
+    processes. Editing the transformer re-runs those two runs, the expansion
+    of that eval and the assembly, but not the bundle-inspect of the eval (a
+    transformer is named by a path, not imported)."""
+    target = "examples/data:release"
+    data = "examples/data/evals"
+    ws.pants("package", target)
+    transformer = ws.root / data / "trivia/transform.ts"
+    transformer.write_text(transformer.read_text() + f"// edited ({uuid.uuid4().hex[:8]})\n")
+    executed = set(ws.pants("package", target).executed)
+    assert executed == {
+        f"Scan imports of {data}/trivia/transform.ts",  # dependency inference of the edited file
+        # The compiler's discovery also takes evals/trivia/transform.ts as a
+        # module to inspect (assembly then knows it as the transformer), as
+        # `trunchbull build` does.
+        f"Bundle and inspect {data}/trivia/transform.ts",
+        f"Expand the cases of {data}/trivia/transform.ts",
+        f"Run the transformer of {data}/trivia.ts (run 1 of 2)",
+        f"Run the transformer of {data}/trivia.ts (run 2 of 2)",
+        f"Expand the cases of {data}/trivia.ts",
+        f"Assemble the release of {target}#release",
+    }, sorted(executed)
+    assert f"Bundle and inspect {data}/trivia.ts" not in executed
+    assert ws.pants("package", target).executed == []
+    _cli_build(ws.root / "examples/data", tmp_path / "cli")
+    assert _tree(ws.root / "dist/examples.data/release") == _tree(tmp_path / "cli")
+
+
 def test_dependency_graph(ws: Workspace) -> None:
     dependents = ws.pants("dependents", "shared/prompts.ts").stdout.split()
     assert {f"bench50/evals/e0{i}.ts:../release" for i in range(5, 10)} <= set(dependents)
@@ -159,6 +188,7 @@ def test_rule_runner_tests_pass_under_pants() -> None:
                           capture_output=True, text=True, env={**env, "PANTS_BOOTSTRAP_QUIET": "1"}, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-5000:]
     assert "rule_runner_test.py:rule_tests succeeded" in proc.stderr
+    assert "package_test.py:rule_tests succeeded" in proc.stderr
 
 
 # -----------------------------------------------------------------------------------------------
@@ -234,7 +264,7 @@ def buildgrid(tmp_path: Path):
 
 
 STEP_PREFIXES = ("Scan imports", "Bundle and inspect", "Expand the cases", "Assemble the release",
-                 "Read the config", "Install the")
+                 "Read the config", "Install the", "Run the transformer")
 
 
 def test_remote_cache_serves_a_rebuild_from_an_empty_local_store(buildgrid: str, tmp_path: Path) -> None:
