@@ -5,9 +5,13 @@
                                  re-run it)
     npm ci           1 per lockfile (shared by every benchmark using it)
     bundle-inspect   1 per eval/tool module; inputs: the module and what it
-                                 imports (inferred), the installed dependencies
-    expand           1 per eval module; inputs: its report + bundle and the
-                                 files it reads (inferred)
+                                 imports (inferred; not the transformers it
+                                 names), the installed dependencies (linked)
+    transform-run    2 per eval with a transformer (`--run 1`, `--run 2`);
+                                 inputs: its report, the transformer and its
+                                 sources, the installed dependencies (linked)
+    expand           1 per eval module; inputs: its report + bundle, the
+                                 files it reads (inferred), the two run records
     assemble         1 process   release-wide checks, the release directory
 
 Every process runs `python -m trunchbull.steps` (toolchain.py: the core PEX
