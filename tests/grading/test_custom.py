@@ -13,9 +13,8 @@ import pytest
 
 from trunchbull.evaluators.pool import pool_size
 
-from tests.grading.conftest import FIXTURES, cli, read_jsonl, write_jsonl
+from tests.grading.conftest import cli, read_jsonl, write_jsonl
 
-MODES = [orjson.loads(line)["data"]["mode"] for line in (FIXTURES / "custom" / "evals" / "cases.jsonl").read_bytes().splitlines()]
 
 
 @pytest.fixture(scope="module")
