@@ -13,6 +13,8 @@ Reported (seconds):
   warm no-op                 pantsd warm, nothing changed (median of 5)
   one-eval edit              one eval changed (median of 3)
   shared-helper edit         a helper imported by 5 evals changed (median of 3)
+  transformer edit           examples/data's trivia transformer changed: its two
+                             runs, that eval's expansion, the assembly (median of 3)
 
 Targets: warm no-op <= 1.5 s, one-eval edit <= 3 s (pantsd warm).
 """
@@ -72,6 +74,7 @@ def main() -> int:
     results: list[tuple[str, float]] = []
     try:
         ws.write(fifty_evals(n=args.evals))
+        ws.copy_example("data")
         target = "bench50:release"
         if not args.skip_cold:
             with tempfile.TemporaryDirectory(prefix="tb-store-") as store:
@@ -86,15 +89,19 @@ def main() -> int:
                 timed(lambda: subprocess.run([str(node), "-e", ""], check=True)) for _ in range(5))))
         results.append(("warm no-op", statistics.median(ws.pants("package", target).seconds for _ in range(5))))
 
-        def edit(rel: str, old: str) -> float:
+        def edit(rel: str, old: str, tgt: str = target) -> float:
             path = ws.root / rel
             text = path.read_text()
             path.write_text(text.replace(old, f"{old} {uuid.uuid4().hex[:6]}", 1))
-            return ws.pants("package", target).seconds
+            return ws.pants("package", tgt).seconds
 
         results.append(("one-eval edit", statistics.median(edit("bench50/evals/e20.ts", "Eval") for _ in range(3))))
         results.append(("shared-helper edit (5 evals)",
                         statistics.median(edit("bench50/lib/shared.ts", "Answer") for _ in range(3))))
+        data = "examples/data:release"
+        ws.pants("package", data)
+        results.append(("transformer edit (examples/data)", statistics.median(
+            edit("examples/data/evals/trivia/transform.ts", "// A case transformer", data) for _ in range(3))))
     finally:
         ws.cleanup()
 
