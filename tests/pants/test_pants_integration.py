@@ -125,6 +125,34 @@ def test_transformer_runs_are_separate_cached_processes(ws: Workspace, tmp_path:
     assert _tree(ws.root / "dist/examples.data/release") == _tree(tmp_path / "cli")
 
 
+def test_transformer_imports_a_package_through_the_linked_node_modules(ws: Workspace, tmp_path: Path) -> None:
+    """A transformer importing `zod` from the benchmark's lockfile: its runs see
+    the installed node_modules linked into their sandboxes (not copied)."""
+    dest = ws.copy_example("support", "zodgen")
+    config = ws.root / dest / "benchmark.config.ts"
+    config.write_text(config.read_text().replace('evals: ["evals/refunds.ts"]',
+                                                 'evals: ["evals/refunds.ts", "evals/squares.ts"]'))
+    ws.write({
+        f"{dest}/evals/squares.ts": 'export default { id: "squares", cases: { transformer: "../gen/squares.ts", '
+                                    'sources: { numbers: "../gen/numbers.txt" } } }\n',
+        f"{dest}/gen/squares.ts": (
+            'import { z } from "zod"\n'
+            "const N = z.coerce.number().int()\n"
+            'export default { name: "squares", transform({ numbers }) {\n'
+            '  return numbers.content.split("\\n").filter((l) => l.trim()).map((n) => ({ id: `sq${N.parse(n)}`,\n'
+            '    prompt: `${n} squared?`, evaluate: { kind: "exact", expected: String(N.parse(n) ** 2) } }))\n'
+            "} }\n"
+        ),
+        f"{dest}/gen/numbers.txt": "3\n4\n",
+    })
+    executed = set(ws.pants("package", f"{dest}:release").executed)
+    assert {f"Run the transformer of {dest}/evals/squares.ts (run {n} of 2)" for n in (1, 2)} <= executed
+    _cli_build(ws.root / dest, tmp_path / "cli")
+    built = _tree(ws.root / "dist" / dest.replace("/", ".") / "release")
+    assert built == _tree(tmp_path / "cli")
+    assert b'"id":"sq4"' in built["cases.jsonl"].replace(b" ", b"")
+
+
 def test_dependency_graph(ws: Workspace) -> None:
     dependents = ws.pants("dependents", "shared/prompts.ts").stdout.split()
     assert {f"bench50/evals/e0{i}.ts:../release" for i in range(5, 10)} <= set(dependents)
