@@ -83,7 +83,9 @@ def step_bundle_inspect(args) -> int:
     with NodeHelper(tc) as helper:
         [report] = bundle_modules(helper, root, [(args.module, args.kind)], bundle_dir,
                                   repo_root=args.repo_root.absolute() if args.repo_root else None)
-    read_paths = [root, bundle_dir, *([args.deps_dir.absolute()] if args.deps_dir else [])]
+    read_paths = [root, bundle_dir]
+    if args.deps_dir:  # its node_modules may be a link to the installed tree: allow both
+        read_paths += [args.deps_dir.absolute(), *[p for p in [args.deps_dir.absolute() / "node_modules"] if p.exists()]]
     inspect_modules([report], tc=tc, read_paths=read_paths)
     data = report.to_json()
     if report.bundle_file:
