@@ -96,13 +96,14 @@ def compile_benchmark(path: Path, progress: Progress = _quiet) -> CompileOutcome
     """All stages in one process, batching Node work (one helper process
     bundles every module; one sandboxed process inspects them all)."""
     tc = toolchain()
-    threading.Thread(target=_warm_imports, daemon=True).start()
     with NodeHelper(tc) as helper:
         progress("reading config")
         config, entries, diags = load_config(path, helper)
         outcome = CompileOutcome(config.root, diags)
         if not entries.evals:  # otherwise go on despite config errors, to report all problems in one run
             return outcome
+        if _has_sibling_csv(config.root, entries.evals):
+            threading.Thread(target=_warm_imports, daemon=True).start()
         deps = find_dependencies(config.root, config.repo_root)
         install_dir = None
         if deps:
@@ -128,9 +129,15 @@ def compile_benchmark(path: Path, progress: Progress = _quiet) -> CompileOutcome
     return outcome
 
 
+def _has_sibling_csv(root: Path, evals: list[str]) -> bool:
+    """Whether some eval module has a CSV file beside it (CSV cases are sibling files)."""
+    directories = {(root / e).parent for e in evals}
+    return any(next(d.glob("*.csv"), None) is not None for d in directories)
+
+
 def _warm_imports() -> None:
     """Import polars while Node bundles and inspects: CSV reading needs it
-    later, and the import alone takes ~0.3 s."""
+    later, and the import alone takes ~0.3 s. Only started when a CSV is near."""
     import polars  # noqa: F401
 
 
