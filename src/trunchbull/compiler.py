@@ -114,16 +114,19 @@ def compile_benchmark(path: Path, progress: Progress = _quiet) -> CompileOutcome
         reports = bundle_modules(helper, config.root,
                                  [(p, "eval") for p in entries.evals] + [(p, "tool") for p in entries.tools], bundle_dir,
                                  repo_root=config.repo_root)
-    progress("inspecting and expanding modules")
-    expanded: dict[str, Expansion] = {}
+        progress("inspecting and expanding modules")
+        expanded: dict[str, Expansion] = {}
 
-    def expand_now(report: ModuleReport) -> None:  # while Node inspects the next modules
-        if report.kind == "eval":
-            expanded[report.path] = expand_module(report, config.root, install_dir)
+        def expand(report: ModuleReport) -> Expansion:  # the running helper also bundles transformers
+            return expand_module(report, config.root, install_dir, helper=helper)
 
-    inspect_modules(reports, tc=tc, read_paths=[config.root, bundle_dir, *([install_dir] if install_dir else [])],
-                    on_inspected=expand_now)
-    expansions = [expanded.get(r.path) or expand_module(r, config.root, install_dir) for r in reports if r.kind == "eval"]
+        def expand_now(report: ModuleReport) -> None:  # while Node inspects the next modules
+            if report.kind == "eval":
+                expanded[report.path] = expand(report)
+
+        inspect_modules(reports, tc=tc, read_paths=[config.root, bundle_dir, *([install_dir] if install_dir else [])],
+                        on_inspected=expand_now)
+        expansions = [expanded.get(r.path) or expand(r) for r in reports if r.kind == "eval"]
     progress("freezing release")
     outcome.release, outcome.evals = assemble(config, entries, deps, reports, expansions, diags)
     return outcome
@@ -142,10 +145,11 @@ def _warm_imports() -> None:
 
 
 def expand_module(report: ModuleReport, root: Path, install_dir: Path | None = None,
-                  transform_runs: list[dict] | None = None) -> Expansion:
+                  transform_runs: list[dict] | None = None, helper: NodeHelper | None = None) -> Expansion:
     """Stage 4, per eval module: validate its export and expand its cases.
     `transform_runs`: the two transformer runs' records, when separate
-    processes made them (else expansion runs the transformer itself)."""
+    processes made them (else expansion runs the transformer itself).
+    `helper`: a running Node helper to bundle a transformer with."""
     diags = Diagnostics()
     inspection = report.inspection or {}
     has_default = "default" in inspection
@@ -159,6 +163,7 @@ def expand_module(report: ModuleReport, root: Path, install_dir: Path | None = N
     if report.ok and has_default:
         compiler = EvalCompiler(report, root, diags, install_dir)
         compiler.transform_runs = transform_runs
+        compiler.helper = helper
         compiled = compiler.compile()
     return Expansion(report.path, has_default, report.inputs, transformer, compiled, diags.items)
 

@@ -15,6 +15,7 @@ from trunchbull.evaluators.specs import validate_spec
 from trunchbull.ids import authoring_id_problem, json_type, suggest
 from trunchbull.locate import find_default_export, find_literal, refine
 from trunchbull.modules import ModuleReport
+from trunchbull.node import NodeHelper
 from trunchbull.paths import rel_posix, resolve_inside
 
 EVAL_KEYS = ("id", "title", "description", "systemPrompt", "tools", "evaluate", "prompt", "cases")
@@ -60,6 +61,7 @@ class EvalCompiler:
         self.report = report
         self.install_dir = install_dir  # installed dependencies, for transformers' package imports
         self.transform_runs: list[dict] | None = None  # the two runs' records, when made by separate processes
+        self.helper: NodeHelper | None = None  # a running esbuild helper to bundle transformers with, if any
         self.root = root
         self.diags = diags
         self.module_file = root / report.path

@@ -11,8 +11,14 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import orjson
+
+try:
+    import fcntl
+except ImportError:  # not POSIX
+    fcntl = None
 
 from trunchbull.diagnostics import UsageError
 
@@ -183,10 +189,14 @@ def no_network_prefix() -> list[str]:
     return _no_network
 
 
+def _sandboxed_command(script: Path, args: list[str], read_paths: list[Path], tc: Toolchain, memory_mb: int) -> list[str]:
+    return [*no_network_prefix(), str(tc.node), *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb), str(script), *args]
+
+
 def run_sandboxed(script: Path, args: list[str], *, read_paths: list[Path], timeout: float,
                   tc: Toolchain, env: dict[str, str] | None = None, cwd: Path | None = None,
                   memory_mb: int = DEFAULT_MEMORY_MB, umask: int = -1) -> SandboxResult:
-    cmd = [*no_network_prefix(), str(tc.node), *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb), str(script), *args]
+    cmd = _sandboxed_command(script, args, read_paths, tc, memory_mb)
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=env if env is not None else tc.base_env(), cwd=cwd, start_new_session=True, umask=umask)
     try:
@@ -198,13 +208,29 @@ def run_sandboxed(script: Path, args: list[str], *, read_paths: list[Path], time
         return SandboxResult(None, out, err.decode(errors="replace"), True)
 
 
+STREAM_BUFFER = 1 << 20
+_F_SETPIPE_SZ = 1031  # Linux: grow the pipe so a streaming writer blocks less often
+
+
 def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list[Path], timeout: float,
-                     tc: Toolchain, memory_mb: int = DEFAULT_MEMORY_MB) -> SandboxResult:
-    """Like run_sandboxed, but hands each stdout line to `on_line` as soon as
-    Node writes it, so the caller can work while Node goes on."""
-    cmd = [*no_network_prefix(), str(tc.node), *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb), str(script), *args]
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=tc.base_env(), start_new_session=True)
+                     tc: Toolchain, env: dict[str, str] | None = None, cwd: Path | None = None,
+                     memory_mb: int = DEFAULT_MEMORY_MB, umask: int = -1,
+                     on_spawn: Callable[[subprocess.Popen], None] | None = None) -> SandboxResult:
+    """Like run_sandboxed, but hands each non-blank stdout line to `on_line`
+    as soon as Node writes it, so the caller can work while Node goes on.
+    With `on_spawn`, the process gets a stdin pipe and `on_spawn` the process
+    (to answer it); otherwise stdin is empty."""
+    cmd = _sandboxed_command(script, args, read_paths, tc, memory_mb)
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if on_spawn else subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env if env is not None else tc.base_env(), cwd=cwd,
+                            start_new_session=True, umask=umask, bufsize=STREAM_BUFFER)
+    if on_spawn:
+        on_spawn(proc)
+    if fcntl is not None:
+        try:
+            fcntl.fcntl(proc.stdout.fileno(), _F_SETPIPE_SZ, STREAM_BUFFER)
+        except OSError:
+            pass
     timed_out = threading.Event()
 
     def expire() -> None:
@@ -218,7 +244,7 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
     timer.start()
     try:
         for line in proc.stdout:
-            if line.strip():
+            if not line.isspace():
                 on_line(line)
         proc.wait()
     finally:
@@ -227,6 +253,11 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
             _kill_group(proc)
             proc.wait()
         drain.join()
+        if proc.stdin:
+            try:
+                proc.stdin.close()
+            except OSError:  # the process is gone
+                pass
     stderr = b"".join(stderr_chunks).decode(errors="replace")
     return SandboxResult(None if timed_out.is_set() else proc.returncode, b"", stderr, timed_out.is_set())
 

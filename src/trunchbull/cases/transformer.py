@@ -1,29 +1,26 @@
 """Transformer-backed cases: `cases: { transformer, sources }` (SPEC §3.7).
 
 The transformer module is bundled with esbuild (local imports inlined) and
-run twice, concurrently, each time in a fresh sandboxed Node process
-(js/transform.mjs) whose environment differs on purpose: working directory
-path, TZ, LANG/LC_ALL, HOME, USER, environment order, umask and clock. The two
-canonical outputs must be byte-identical; the returned cases are then
-validated exactly like inline cases."""
+run twice, concurrently, each time in a fresh sandboxed Node process whose
+environment differs on purpose (transformer_runs.py). The two canonical
+outputs must be byte-identical; the returned cases are validated exactly like
+inline cases, run 1's while it still streams them."""
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import tempfile
-import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import orjson
 
 from trunchbull.cases.fields import CaseDraft, Where, check_case
+from trunchbull.cases.transformer_runs import MAX_CASES, Limits, OutputReader, RunOutput, SourceFile, run_both, run_one
 from trunchbull.diagnostics import Diagnostic, UsageError
 from trunchbull.ids import authoring_id_problem, json_type, source_name_problem
-from trunchbull.node import JS_DIR, NodeHelper, SandboxResult, run_sandboxed, toolchain
+from trunchbull.node import NodeHelper, SandboxResult, toolchain
 from trunchbull.paths import MODULE_SUFFIXES, rel_posix, resolve_inside
 
 if TYPE_CHECKING:
@@ -34,22 +31,11 @@ MIB = 1024 * 1024
 MAX_SOURCES = 16
 MAX_SOURCE_BYTES = 50 * MIB
 MAX_TOTAL_SOURCE_BYTES = 200 * MIB
-MAX_CASES = 25_000
 DEFAULT_DEADLINE_S = 120.0
 DEFAULT_MEMORY_MB = 4096
 DEADLINE_ENV = "TRUNCHBULL_TRANSFORM_DEADLINE"  # seconds per run
 MEMORY_ENV = "TRUNCHBULL_TRANSFORM_MEMORY_MB"  # V8 heap cap per run
 SHORT = 80
-
-# The two runs' deliberately different environments (reproducible-builds style).
-RUNS = (
-    {"dir": "1/work", "TZ": "Pacific/Kiritimati", "LANG": "en_US.UTF-8", "HOME": "/home/trunchbull-first",
-     "USER": "trunchbull-first", "umask": 0o022, "clock_offset_ms": 0, "env_order": 1},
-    {"dir": "2/varied/deeper/cwd", "TZ": "Etc/GMT+12", "LANG": "tr_TR.UTF-8", "HOME": "/var/empty/second-home",
-     "USER": "builder2", "umask": 0o077,
-     "clock_offset_ms": ((400 * 24 + 5) * 3600 + 17 * 60 + 23) * 1000 + 456, "env_order": -1},
-)
-
 
 def _env_number(name: str, default: float, kind: type) -> float:
     text = os.environ.get(name)
@@ -64,20 +50,10 @@ def _env_number(name: str, default: float, kind: type) -> float:
     return value
 
 
-def deadline_s() -> float:
-    return float(_env_number(DEADLINE_ENV, DEFAULT_DEADLINE_S, float))
-
-
-def memory_mb() -> int:
-    return int(_env_number(MEMORY_ENV, DEFAULT_MEMORY_MB, int))
-
-
-@dataclass
-class Source:
-    name: str
-    file: Path
-    rel: str
-    sha256: str
+def limits() -> Limits:
+    """Per-run limits, from the environment or the defaults."""
+    return Limits(float(_env_number(DEADLINE_ENV, DEFAULT_DEADLINE_S, float)),
+                  int(_env_number(MEMORY_ENV, DEFAULT_MEMORY_MB, int)))
 
 
 def prepare_transformer(compiler: "EvalCompiler", spec: dict, where: Where) -> "TransformerRun | None":
@@ -157,12 +133,12 @@ def _transformer_module(compiler: "EvalCompiler", text: str, where: Where) -> st
     return rel_posix(path, compiler.root)
 
 
-def _sources(compiler: "EvalCompiler", spec: dict, where: Where) -> list[Source] | None:
+def _sources(compiler: "EvalCompiler", spec: dict, where: Where) -> list[SourceFile] | None:
     if not 1 <= len(spec) <= MAX_SOURCES:
         compiler.problem(where, "transformer-sources", f"a transformer takes 1-{MAX_SOURCES} named sources, found {len(spec)}",
                          "name each input file: sources: { questions: \"./questions.txt\" }")
         return None
-    sources: list[Source] = []
+    sources: list[SourceFile] = []
     ok = True
     for name, text in spec.items():
         here = where.at(name)
@@ -197,7 +173,8 @@ def _sources(compiler: "EvalCompiler", spec: dict, where: Where) -> list[Source]
             continue
         data = path.read_bytes()
         try:
-            data.decode("utf-8")
+            if not data.isascii():  # ASCII is UTF-8; checking that is far cheaper than decoding
+                data.decode("utf-8")
         except UnicodeDecodeError as err:
             line = data[: err.start].count(b"\n") + 1
             compiler.diags.error("transformer-source-encoding",
@@ -205,7 +182,7 @@ def _sources(compiler: "EvalCompiler", spec: dict, where: Where) -> list[Source]
                                  f"{compiler.report.path})", file=rel, line=line, hint="save the file as UTF-8")
             ok = False
             continue
-        sources.append(Source(name, path, rel, hashlib.sha256(data).hexdigest()))
+        sources.append(SourceFile(name, path, rel, hashlib.sha256(data).hexdigest()))
     return sources if ok else None
 
 
@@ -249,13 +226,16 @@ def _canonical(value: object) -> bytes:
 
 
 class TransformerRun:
-    def __init__(self, compiler: "EvalCompiler", module: str, sources: list[Source], where: Where):
+    def __init__(self, compiler: "EvalCompiler", module: str, sources: list[SourceFile], where: Where):
         self.compiler = compiler
         self.module = module
         self.sources = sources
         self.where = where
         self.module_inputs: list[str] = [module]
-        self.label = module
+        # Run 1's streamed cases, checked as they arrive; their problems are
+        # held back until the two runs are known to agree.
+        self._drafts: list[CaseDraft] = []
+        self._held: list[tuple] = []
 
     def error(self, code: str, message: str, hint: str | None = None, path: str = "") -> None:
         self.compiler.problem(Where(self.module, path=path), code, message, hint)
@@ -264,42 +244,43 @@ class TransformerRun:
         """Both runs, concurrently, then the comparison and validation; or, when
         the two runs were made by separate processes (steps transform-run), only
         the comparison and validation of their records."""
-        limits = (deadline_s(), memory_mb())
+        run_limits = limits()
         if self.compiler.transform_runs is not None:
-            results = [self._from_record(record) for record in self.compiler.transform_runs]
-            return None if None in results else self._analyze(results, limits)
+            outputs = [self._from_record(record, i) for i, record in enumerate(self.compiler.transform_runs)]
+            return None if None in outputs else self._analyze(outputs, run_limits)
         with self._workspace() as tmp:
             bundle = self._bundle(tmp / "bundle")
             if bundle is None:
                 return None
-            results: list[SandboxResult | None] = [None, None]
-            threads = [threading.Thread(target=self._run, args=(i, tmp, bundle, limits, results)) for i in range(2)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-        return self._analyze(results, limits)
+            outputs = run_both(tmp, bundle, self.sources, self.compiler.install_dir, run_limits, self._check_streamed)
+        return self._analyze(outputs, run_limits)
 
     def record_one(self, index: int) -> tuple[dict, bytes]:
         """Run variant `index` alone: a record for a later expand, and the run's stdout."""
-        limits = (deadline_s(), memory_mb())
         with self._workspace() as tmp:
             bundle = self._bundle(tmp / "bundle")
             if bundle is None:
                 return {"variant": index, "bundled": False, "moduleInputs": self.module_inputs,
                         "diagnostics": [d.to_json() for d in self.compiler.diags.items]}, b""
-            results: list[SandboxResult | None] = [None, None]
-            self._run(index, tmp, bundle, limits, results)
-        run = results[index]
+            run = run_one(index, tmp, bundle, self.sources, self.compiler.install_dir, limits())
         return {"variant": index, "bundled": True, "moduleInputs": self.module_inputs, "returncode": run.returncode,
                 "timedOut": run.timed_out, "stderr": run.stderr[-20_000:]}, run.stdout
 
-    def _from_record(self, record: dict) -> SandboxResult | None:
+    def _from_record(self, record: dict, index: int) -> RunOutput | None:
         self.module_inputs = record["moduleInputs"]
         if not record["bundled"]:
             self.compiler.diags.extend(Diagnostic.from_json(d) for d in record["diagnostics"])
             return None
-        return SandboxResult(record["returncode"], record["stdout"], record["stderr"], record["timedOut"])
+        sandbox = SandboxResult(record["returncode"], b"", record["stderr"], record["timedOut"])
+        reader = OutputReader(self._check_streamed if index == 0 else None)
+        return reader.read_all(record["stdout"], sandbox)
+
+    def _check_streamed(self, index: int, value: object) -> None:
+        source = {"module": self.compiler.report.path, "transformer": self.module, "index": index}
+        draft = check_case(value, Where(self.module, path=f"result[{index}]"), source,
+                           lambda *problem: self._held.append(problem))
+        if draft:
+            self._drafts.append(draft)
 
     def _workspace(self):
         parent = self.compiler.install_dir / "transform-runs" if self.compiler.install_dir else None
@@ -308,9 +289,13 @@ class TransformerRun:
         return _TemporaryPath(parent)
 
     def _bundle(self, out_dir: Path) -> Path | None:
-        with NodeHelper(toolchain()) as helper:
-            response = helper.request({"op": "bundle", "entries": [self.module], "absWorkingDir": str(self.compiler.root),
-                                       "outDir": str(out_dir)})
+        request = {"op": "bundle", "entries": [self.module], "absWorkingDir": str(self.compiler.root),
+                   "outDir": str(out_dir)}
+        if self.compiler.helper is not None:
+            response = self.compiler.helper.request(request)
+        else:
+            with NodeHelper(toolchain()) as helper:
+                response = helper.request(request)
         result = response["results"][0]
         if not result["ok"]:
             for err in result["errors"]:
@@ -321,64 +306,15 @@ class TransformerRun:
         self.module_inputs = [rel_posix(self.compiler.root / p, self.compiler.root) for p in result["inputs"]]
         return Path(result["bundleFile"])
 
-    def _run(self, index: int, tmp: Path, bundle: Path, limits: tuple[float, int], results: list) -> None:
-        tc = toolchain()
-        variant = RUNS[index]
-        sandbox = tmp / f"sandbox-{index + 1}"
-        work = sandbox / variant["dir"]
-        (work / "sources").mkdir(parents=True)
-        shutil.copyfile(bundle, work / "transformer.mjs")
-        request_sources = []
-        for i, source in enumerate(self.sources):
-            dest = work / "sources" / f"{i}-{source.name}"
-            try:
-                os.link(source.file, dest)
-            except OSError:
-                shutil.copyfile(source.file, dest)
-            request_sources.append({"name": source.name, "file": str(dest), "path": source.rel, "sha256": source.sha256})
-        request = work / "request.json"
-        request.write_bytes(orjson.dumps({"bundleFile": str(work / "transformer.mjs"), "maxCases": MAX_CASES,
-                                          "sources": request_sources}))
-        env = {**tc.base_env(), "TZ": variant["TZ"], "LANG": variant["LANG"], "LC_ALL": variant["LANG"],
-               "HOME": variant["HOME"], "USER": variant["USER"], "LOGNAME": variant["USER"], "TMPDIR": str(work)}
-        if variant["clock_offset_ms"]:
-            env["TRUNCHBULL_CLOCK_OFFSET_MS"] = str(variant["clock_offset_ms"])
-        env = dict(sorted(env.items(), reverse=variant["env_order"] < 0))
-        read_paths = [sandbox]
-        if self.compiler.install_dir:
-            read_paths.append(self.compiler.install_dir / "node_modules")
-        results[index] = run_sandboxed(JS_DIR / "transform.mjs", [str(request)], read_paths=read_paths,
-                                       timeout=limits[0], tc=tc, env=env, cwd=work, memory_mb=limits[1],
-                                       umask=variant["umask"])
-
-    @staticmethod
-    def _last_line(run: SandboxResult) -> memoryview:
-        """The response line, without copying a possibly large output."""
-        data = run.stdout
-        end = len(data)
-        while end and data[end - 1] == 10:
-            end -= 1
-        return memoryview(data)[data.rfind(b"\n", 0, end) + 1:end]
-
-    def _response(self, run: SandboxResult) -> dict | None:
-        line = self._last_line(run)
-        if run.timed_out or run.returncode != 0 or not bytes(line[:1]).strip():
-            return None
-        try:
-            response = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return None
-        return response if isinstance(response, dict) and "ok" in response else None
-
-    def _failure(self, run: SandboxResult, limits: tuple[float, int]) -> tuple[str, str, str]:
+    def _failure(self, run: SandboxResult, limits: Limits) -> tuple[str, str, str]:
         """(code, message, hint) for a run that produced no response."""
         if run.timed_out:
-            return ("transformer-deadline", f"stopped at the deadline: the run did not finish within {limits[0]:g} s "
+            return ("transformer-deadline", f"stopped at the deadline: the run did not finish within {limits.deadline_s:g} s "
                     f"(limit: deadline, {DEADLINE_ENV})",
                     f"transform must finish; raise the deadline with {DEADLINE_ENV}=SECONDS if it is just slow")
         err = run.stderr
         if "heap out of memory" in err or "Reached heap limit" in err or "Allocation failed" in err:
-            return ("transformer-memory", f"stopped at the memory cap: the run exceeded {limits[1]} MB of heap "
+            return ("transformer-memory", f"stopped at the memory cap: the run exceeded {limits.memory_mb} MB of heap "
                     f"(limit: memory, {MEMORY_ENV})", f"reduce memory use, or raise the cap with {MEMORY_ENV}=MB")
         if "ERR_ACCESS_DENIED" in err:
             return ("transformer-sandbox", f"stopped by the sandbox: {_last_error_line(err)}",
@@ -401,19 +337,14 @@ class TransformerRun:
                     "(limit: case count)", "split the data across several releases")
         return ("transformer-error", f"transform threw {response.get('error')}", "transform must return an array of cases")
 
-    def _analyze(self, runs: list, limits: tuple[float, int]) -> list[CaseDraft] | None:
-        first = self._response(runs[0])
-        # Byte-identical responses (the usual case) need no second parse and
-        # no canonical comparison.
-        same = first is not None and (runs[0].stdout == runs[1].stdout
-                                      or self._last_line(runs[0]).tobytes() == self._last_line(runs[1]).tobytes())
-        responses = [first, first if same else self._response(runs[1])]
+    def _analyze(self, outputs: list[RunOutput], limits: Limits) -> list[CaseDraft] | None:
+        responses = [o.response for o in outputs]
         name = next((r.get("name") for r in responses if r and isinstance(r.get("name"), str)), None)
         who = f"transformer {name!r} ({self.module})" if name else f"transformer {self.module}"
         failures = []
-        for i, (run, response) in enumerate(zip(runs, responses)):
+        for i, (output, response) in enumerate(zip(outputs, responses)):
             if response is None:
-                failures.append((i, self._failure(run, limits)))
+                failures.append((i, self._failure(output.sandbox, limits)))
             elif not response["ok"]:
                 failures.append((i, self._describe(response)))
         if failures:
@@ -426,11 +357,29 @@ class TransformerRun:
             self.error("transformer-name", f"{who}: the transformer name {authoring_id_problem(name)}",
                        "name is an authoring ID, e.g. name: \"trivia\"")
             return None
-        first, second = responses[0]["result"], responses[1]["result"]
-        if not same and _canonical(first) != _canonical(second):
-            self._nondeterministic(who, first, second)
+        first, second = outputs
+        # Equal hashes of the streamed case lines (the usual case) need no
+        # second parse and no canonical comparison.
+        if not (first.streamed and second.streamed and first.digest == second.digest):
+            a, b = self._result(first), self._result(second)
+            if _canonical(a) != _canonical(b):
+                self._nondeterministic(who, a, b)
+                return None
+        if not first.streamed:
+            return self._validate(who, first.response["result"])
+        if not first.response["count"]:
+            self.error("cases-empty", f"{who}: transform returned no cases", "return at least one case", path="result")
             return None
-        return self._validate(who, first)
+        for problem in self._held:
+            self.compiler._report(*problem)
+        return self._drafts
+
+    @staticmethod
+    def _result(output: RunOutput) -> dict:
+        """A run's result as the walk reports it: { value, functions, errors }."""
+        if output.streamed:
+            return {"value": output.cases(), "functions": [], "errors": []}
+        return output.response["result"]
 
     def _nondeterministic(self, who: str, first: dict, second: dict) -> None:
         hint = ("transform must depend only on its sources: the two runs differ in working directory, TZ, LANG/LC_ALL, "

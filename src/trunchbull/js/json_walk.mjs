@@ -1,8 +1,12 @@
-// The JSON-compatibility walk of SPEC §3.3: copies a JS value into plain JSON
-// data, recording every function (by path) and every value JSON cannot hold.
+// The JSON-compatibility walk of SPEC §3.3: records every function (by path)
+// and every value JSON cannot hold. toJsonData also copies the value into
+// plain JSON data; checkJsonData only checks, for large values that are then
+// serialized as they are (transformer output).
+import { types } from "node:util";
 
 const MAX_DEPTH = 64;
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const { isProxy } = types;
 
 export function childPath(path, key) {
   if (typeof key === "number") return `${path}[${key}]`;
@@ -21,76 +25,99 @@ function kindOf(value) {
   return ctor ? `an instance of class ${ctor}` : "an object with a custom prototype";
 }
 
-export function toJsonData(root) {
+function walk(root, copy) {
   const functions = [];
   const errors = [];
   const ancestors = new Set();
-  const bad = (path, problem) => {
-    errors.push({ path: path || "(root)", problem });
+  // The keys leading to the value being visited; a path string is only built
+  // when something is reported, which keeps the clean case allocation-free.
+  const keys = [];
+  const here = (key) => {
+    let path = "";
+    for (const k of keys) path = childPath(path, k);
+    return key === undefined ? path : childPath(path, key);
+  };
+  const bad = (key, problem) => {
+    errors.push({ path: here(key) || "(root)", problem });
     return null;
   };
 
-  function visit(value, path, depth) {
+  // `key`: the key of `value` in its parent (undefined at the root).
+  function visit(value, key, depth) {
     if (value === null || typeof value === "string" || typeof value === "boolean") return value;
     switch (typeof value) {
       case "number":
-        if (!Number.isFinite(value)) return bad(path, `${value} is not a finite number`);
+        if (!Number.isFinite(value)) return bad(key, `${value} is not a finite number`);
         return Object.is(value, -0) ? 0 : value;
       case "undefined":
-        return bad(path, "undefined is not JSON data");
+        return bad(key, "undefined is not JSON data");
       case "function":
-        functions.push(path || "(root)");
+        functions.push(here(key) || "(root)");
         return null;
       case "bigint":
-        return bad(path, "a BigInt is not JSON data");
+        return bad(key, "a BigInt is not JSON data");
       case "symbol":
-        return bad(path, "a Symbol is not JSON data");
+        return bad(key, "a Symbol is not JSON data");
     }
-    if (depth >= MAX_DEPTH) return bad(path, `nesting deeper than ${MAX_DEPTH} levels`);
-    if (ancestors.has(value)) return bad(path, "a cycle (the value contains itself)");
+    if (depth >= MAX_DEPTH) return bad(key, `nesting deeper than ${MAX_DEPTH} levels`);
+    // A Proxy could answer the walk and the serializer differently.
+    if (isProxy(value)) return bad(key, "a Proxy is not plain JSON data");
+    if (ancestors.has(value)) return bad(key, "a cycle (the value contains itself)");
     ancestors.add(value);
+    if (key !== undefined) keys.push(key);
     try {
-      if (Array.isArray(value)) return visitArray(value, path, depth);
+      if (Array.isArray(value)) return visitArray(value, depth);
       const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return bad(path, `${kindOf(value)} is not plain JSON data`);
-      if (Object.getOwnPropertySymbols(value).length) return bad(path, "an object with Symbol keys is not plain JSON data");
-      const out = {};
-      for (const key of Object.keys(value)) {
-        const p = childPath(path, key);
-        const desc = Object.getOwnPropertyDescriptor(value, key);
+      if (proto !== Object.prototype && proto !== null) return bad(undefined, `${kindOf(value)} is not plain JSON data`);
+      if (Object.getOwnPropertySymbols(value).length) return bad(undefined, "an object with Symbol keys is not plain JSON data");
+      const out = copy ? {} : undefined;
+      for (const k of Object.keys(value)) {
+        const desc = Object.getOwnPropertyDescriptor(value, k);
         if (desc.get || desc.set) {
-          bad(p, "an accessor property (getter/setter) is not plain JSON data");
+          bad(k, "an accessor property (getter/setter) is not plain JSON data");
           continue;
         }
-        const v = visit(desc.value, p, depth + 1);
-        out[key] = v;
+        const v = visit(desc.value, k, depth + 1);
+        if (copy) out[k] = v;
       }
       return out;
     } finally {
+      if (key !== undefined) keys.pop();
       ancestors.delete(value);
     }
   }
 
-  function visitArray(value, path, depth) {
-    if (Object.getPrototypeOf(value) !== Array.prototype) return bad(path, "an array subclass is not plain JSON data");
-    const out = new Array(value.length);
+  function visitArray(value, depth) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return bad(undefined, "an array subclass is not plain JSON data");
+    // JSON.stringify would call it; the copy would not have it.
+    if (Object.hasOwn(value, "toJSON")) return bad(undefined, "an array with a toJSON property is not plain JSON data");
+    const out = copy ? new Array(value.length) : undefined;
     for (let i = 0; i < value.length; i++) {
-      const p = childPath(path, i);
+      let v;
       if (!(i in value)) {
-        bad(p, "a sparse array (missing element) is not JSON data");
-        out[i] = null;
-        continue;
+        v = bad(i, "a sparse array (missing element) is not JSON data");
+      } else {
+        const desc = Object.getOwnPropertyDescriptor(value, i);
+        v = desc.get || desc.set ? bad(i, "an accessor property (getter/setter) is not plain JSON data")
+          : visit(desc.value, i, depth + 1);
       }
-      const desc = Object.getOwnPropertyDescriptor(value, i);
-      if (desc.get || desc.set) {
-        out[i] = bad(p, "an accessor property (getter/setter) is not plain JSON data");
-        continue;
-      }
-      out[i] = visit(desc.value, p, depth + 1);
+      if (copy) out[i] = v;
     }
     return out;
   }
 
-  const value = visit(root, "", 0);
+  const value = visit(root, undefined, 0);
   return { value, functions, errors };
+}
+
+/** A plain-JSON copy of `root`, with every function and non-JSON value found. */
+export function toJsonData(root) {
+  return walk(root, true);
+}
+
+/** Every function and non-JSON value in `root`, without copying it. When both
+ * lists are empty, JSON.stringify(root) is exactly the JSON of toJsonData's copy. */
+export function checkJsonData(root) {
+  const { functions, errors } = walk(root, false);
+  return { functions, errors };
 }

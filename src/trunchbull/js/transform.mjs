@@ -1,19 +1,31 @@
 // Runs one case transformer (SPEC §3.7) in a sandboxed Node process (the
 // caller sets the permission model, deadline, memory cap, environment and
 // working directory). Request: JSON file argv[2] =
-//   { bundleFile, maxCases, sources: [{ name, file, path, sha256 }] }
-// Response: one JSON line on stdout, the last line written:
-//   { ok: true, name, result: { value, functions, errors }, count }
-//   { ok: false, stage: "export" | "transform" | "result" | "sandbox", problems?, error?, count? }
-// The process exits right after writing it, whatever the user code left pending.
+//   { bundleFile, maxCases, send: "lines" | "digest", sources: [{ name, file, path, sha256 }] }
+// Response on stdout, either
+//   one line { ok: false, stage: "export" | "transform" | "result" | "sandbox", problems?, error?, count? },
+//   one line { ok: true, name, result: { value, functions, errors }, count } when the
+//     returned value is not clean JSON data or not an array (the caller reports why), or
+//   the usual, streamed form: a header { ok: true, name, count, stream: send }, then
+//     (send "lines") `count` lines each holding one case's JSON, so the caller
+//     validates cases while the rest are still being written, then a trailer
+//     { end: true, sha256, violation? }: sha256 over the case lines.
+// With send "digest" the lines are held back: the process then reads stdin,
+// and a line "lines" gets it to write them and the trailer again (the caller
+// only asks when the two runs' digests differ); end of input lets it exit.
+// The process exits right after its response, whatever the user code left pending.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import { pathToFileURL } from "node:url";
-import { toJsonData } from "./json_walk.mjs";
+import { checkJsonData, toJsonData } from "./json_walk.mjs";
 
 const require = createRequire(import.meta.url);
 const request = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const writeOut = process.stdout.write.bind(process.stdout);
+// Taken before user code runs, which may replace the global.
+const stringify = JSON.stringify;
+const STREAM_CHUNK = 1 << 20;
 
 // --- The varied clock: run 2 sees Date shifted by TRUNCHBULL_CLOCK_OFFSET_MS.
 const offset = Number(process.env.TRUNCHBULL_CLOCK_OFFSET_MS || 0);
@@ -73,6 +85,15 @@ guard(fs.promises, "fs.promises", ["open"], "a file write", opensForWrite);
 guard(require("node:child_process"), "child_process",
   ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"], "starting a child process");
 guard(require("node:worker_threads"), "worker_threads", ["Worker"], "starting a worker thread");
+// Direct writes to fd 1 (fs.writeSync(1, …)) would corrupt the response
+// channel: they go to stderr instead.
+for (const name of ["write", "writeSync", "writev", "writevSync"]) {
+  const original = fs[name];
+  fs[name] = function (fd, ...rest) {
+    return original.call(this, fd === 1 ? 2 : fd, ...rest);
+  };
+  Object.defineProperty(fs[name], "name", { value: name });
+}
 syncBuiltinESMExports();
 
 // User output must not corrupt the response channel: console and
@@ -84,7 +105,51 @@ function finish(response) {
   if (violations.length) response = { ok: false, stage: "sandbox", error: violations[0], name: response.name };
   // Exit only once the (possibly large) response is flushed: a pipe write
   // that does not fit the pipe buffer completes asynchronously.
-  writeOut("\n" + JSON.stringify(response) + "\n", () => process.exit(0));
+  writeOut("\n" + stringify(response) + "\n", () => process.exit(0));
+}
+
+// The streamed response: header, case lines, trailer. Writes wait for the
+// pipe to drain, so memory stays flat while the caller reads.
+function streamCases(name, cases) {
+  if (violations.length) return finish({ name });
+  const send = request.send === "digest" ? "digest" : "lines";
+  writeOut("\n" + stringify({ ok: true, name, count: cases.length, stream: send }) + "\n");
+  const hash = createHash("sha256");
+  const held = [];
+  let i = 0;
+  const next = () => {
+    while (i < cases.length) {
+      let chunk = "";
+      while (i < cases.length && chunk.length < STREAM_CHUNK) chunk += stringify(cases[i++]) + "\n";
+      hash.update(chunk);
+      if (send === "digest") held.push(chunk);
+      else if (!writeOut(chunk)) return void process.stdout.once("drain", next);
+    }
+    const end = { end: true, sha256: hash.digest("hex") };
+    if (violations.length) end.violation = violations[0];
+    const trailer = stringify(end) + "\n";
+    if (send === "lines" || !held.length) return void writeOut(trailer, () => process.exit(0));
+    writeOut(trailer);
+    answerRequests(held, trailer);
+  };
+  next();
+}
+
+// Digest mode: the held lines on request ("lines"), exit at end of input.
+function answerRequests(held, trailer) {
+  let input = "";
+  process.stdin.on("data", (data) => {
+    input += data;
+    if (!input.includes("\n")) return;
+    process.stdin.pause();
+    let k = 0;
+    const next = () => {
+      while (k < held.length) if (!writeOut(held[k++])) return void process.stdout.once("drain", next);
+      writeOut(trailer, () => process.exit(0));
+    };
+    next();
+  });
+  process.stdin.on("end", () => process.exit(0));
 }
 
 function errorText(err) {
@@ -140,6 +205,10 @@ async function main() {
   }
   if (Array.isArray(returned) && returned.length > request.maxCases) {
     return finish({ ok: false, stage: "result", count: returned.length, name });
+  }
+  if (Array.isArray(returned)) {
+    const check = checkJsonData(returned);
+    if (!check.functions.length && !check.errors.length) return streamCases(name, returned);
   }
   const result = toJsonData(returned);
   finish({ ok: true, name, result, count: Array.isArray(returned) ? returned.length : null });
