@@ -106,6 +106,7 @@ def _compile(args) -> tuple[int, object]:
     try:
         outcome = compile_benchmark(args.root, progress=status)
     finally:
+        gc.freeze()  # what the compile built lives to the end: later collections need not rescan it
         gc.enable()
         status.done()
     diagnostics = outcome.diagnostics.sorted()

@@ -21,7 +21,7 @@ from trunchbull.evals import CompiledEval, EvalCompiler
 from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
 from trunchbull.node import NodeHelper, cache_root, toolchain
 from trunchbull.paths import rel_posix, resolve_inside
-from trunchbull.release import CASES, FORMAT, ReleaseFiles, canonical_jsonl, sha256_hex
+from trunchbull.release import CASES, FORMAT, ReleaseFiles, sha256_hex
 from trunchbull.locate import find_key
 from trunchbull.tools import CompiledTool, compile_tool_module
 
@@ -299,17 +299,17 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
             payload[name] = report.bundle_file.read_bytes()
         return name
 
-    rows = []
+    lines = []
     eval_entries = []
     for ev in evals:
         bundle = add_bundle(ev.module) if ev.custom else None
         kinds = {case["evaluate"]["kind"] for case in ev.cases}
-        rows.extend(ev.cases)
+        lines.extend(ev.canonical_lines())
         eval_entries.append({"id": ev.id, "title": ev.title, "description": ev.description, "module": ev.module,
                              "caseCount": len(ev.cases), "evaluatorKinds": sorted(kinds), "bundle": bundle})
     tool_entries = [{"name": t.name, "description": t.description, "inputSchema": t.input_schema, "module": t.module,
                      "bundle": add_bundle(t.module)} for t in tools]
-    payload[CASES] = canonical_jsonl(rows)
+    payload[CASES] = b"".join(lines)
     dependencies = None
     if deps:
         names = {p.name: p for p in deps.files()}
@@ -326,7 +326,7 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
         "protocolVersion": 1,
         "title": config.title,
         "version": config.version,
-        "counts": {"evals": len(evals), "cases": len(rows), "tools": len(tools),
+        "counts": {"evals": len(evals), "cases": len(lines), "tools": len(tools),
                    "modules": sum(1 for n in payload if n.startswith("modules/"))},
         "evals": eval_entries,
         "tools": tool_entries,
@@ -349,4 +349,7 @@ def _inputs(config: BenchmarkConfig, evals: list[CompiledEval], reports: list[Mo
         names.update(ev.data_files)
     if deps:
         names.update(rel_posix(p, config.root) for p in deps.files())
-    return {name: sha256_hex((config.root / name).read_bytes()) for name in sorted(names, key=str.encode)}
+    # Transformer sources were hashed when read (up to 200 MiB): not again.
+    known = {rel: source["sha256"] for ev in evals for rel, source in ev.transformer_sources.items()}
+    return {name: known.get(name) or sha256_hex((config.root / name).read_bytes())
+            for name in sorted(names, key=str.encode)}

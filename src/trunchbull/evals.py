@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from trunchbull.cases.csv_cases import read_csv_cases
 from trunchbull.cases.fields import CaseDraft, Where, check_case, check_optional_text, check_tool_list
@@ -17,11 +18,14 @@ from trunchbull.locate import find_default_export, find_literal, refine
 from trunchbull.modules import ModuleReport
 from trunchbull.node import NodeHelper
 from trunchbull.paths import rel_posix, resolve_inside
+from trunchbull.release import canonical_json
 
 EVAL_KEYS = ("id", "title", "description", "systemPrompt", "tools", "evaluate", "prompt", "cases")
 TITLE_MAX = 120
 CSV_KINDS = ("non_empty", "exact", "contains")
 _CASE_EVALUATE_FN = re.compile(r"cases\[\d+\]\.evaluate")
+
+Finished = tuple[dict, bytes]  # a compiled case and its canonical cases.jsonl line
 
 
 @dataclass
@@ -36,7 +40,15 @@ class CompiledEval:
     where: Where | None = None
     tools: list[str] | None = None
     data_files: list[str] = field(default_factory=list)  # root-relative files read
-    transformer_sources: dict[str, int] = field(default_factory=dict)  # root-relative path → size
+    transformer_sources: dict[str, dict] = field(default_factory=dict)  # root-relative path → {bytes, sha256}
+    # The cases' canonical cases.jsonl lines, made as each case is compiled (a
+    # transformer's while its runs still stream); not part of to_json.
+    case_lines: list[bytes] = field(default_factory=list)
+
+    def canonical_lines(self) -> list[bytes]:
+        if len(self.case_lines) != len(self.cases):
+            self.case_lines = [canonical_json(case) + b"\n" for case in self.cases]
+        return self.case_lines
 
     def to_json(self) -> dict:
         return {"id": self.id, "module": self.module, "title": self.title, "description": self.description,
@@ -66,8 +78,22 @@ class EvalCompiler:
         self.diags = diags
         self.module_file = root / report.path
         self.custom = False
+        self._held: list[tuple] | None = None  # problems held back while holding
+
+    def hold_problems(self) -> None:
+        """Hold back problems reported from now on (a transformer's cases are
+        checked while it still runs, but only count once its runs agree)."""
+        self._held = []
+
+    def take_held(self) -> list[tuple]:
+        """Stop holding; the held problems, to report with self.problem(*p) or drop."""
+        held, self._held = self._held or [], None
+        return held
 
     def problem(self, where: Where, code: str, message: str, hint: str | None = None) -> None:
+        if self._held is not None:
+            self._held.append((where, code, message, hint))
+            return
         line, col = where.line, where.col
         if where.file == self.report.path:
             line, col = refine(self.module_file, line, col, where.path)
@@ -137,14 +163,17 @@ class EvalCompiler:
         result.tools = check_tool_list(value["tools"], here.at("tools"), self._report) if "tools" in value else None
         eval_spec = self._eval_spec(value, here, csv="cases" in value and isinstance(value["cases"], str)
                                     and value["cases"].endswith(".csv"))
-        drafts = self._drafts(value, here, result)
-        if drafts is None:
-            return result
-        for draft in drafts:
-            case = self._inherit(draft, value, result, system_prompt, eval_spec, single="prompt" in value)
-            if case:
-                result.cases.append(case)
-                result.case_wheres.append(draft.where)
+        single = "prompt" in value
+
+        def finish(draft: CaseDraft) -> Finished | None:
+            case = self._inherit(draft, value, result, system_prompt, eval_spec, single)
+            return (case, canonical_json(case) + b"\n") if case else None
+
+        for finished, where in self._cases(value, here, result, finish) or ():
+            if finished:
+                result.cases.append(finished[0])
+                result.case_lines.append(finished[1])
+                result.case_wheres.append(where)
         return result
 
     def _report(self, where: Where, code: str, message: str, hint: str | None) -> None:
@@ -167,6 +196,15 @@ class EvalCompiler:
                          f"a CSV eval's evaluator must be non_empty, exact or contains, found {spec.get('kind')!r}",
                          "use JSONL for case-specific or other evaluator kinds")
         return normalized if not problems else None
+
+    def _cases(self, value: dict, here: Where, result: CompiledEval,
+               finish: Callable[[CaseDraft], Finished | None]) -> list[tuple[Finished | None, Where]] | None:
+        """Every case, finished (inheritance applied; None where that failed), with where it was authored."""
+        cases = value.get("cases")
+        if isinstance(cases, dict) and "prompt" not in value:  # a transformer finishes cases as they stream in
+            return self._transformer(cases, here.at("cases"), result, finish)
+        drafts = self._drafts(value, here, result)
+        return None if drafts is None else [(finish(draft), draft.where) for draft in drafts]
 
     def _drafts(self, value: dict, here: Where, result: CompiledEval) -> list[CaseDraft] | None:
         has_prompt, has_cases = "prompt" in value, "cases" in value
@@ -191,8 +229,6 @@ class EvalCompiler:
             return read_inline(cases, self.module_file, self.report.path, self._report)
         if isinstance(cases, str):
             return self._data_file(cases, value, here.at("cases"), result)
-        if isinstance(cases, dict):
-            return self._transformer(cases, here.at("cases"), result)
         self.problem(here.at("cases"), "eval-cases",
                      f"cases must be an array, a .csv/.jsonl path or {{ transformer, sources }}, found {json_type(cases)}",
                      'for example cases: [{ id: "…", prompt: "…" }] or cases: "./cases.jsonl"')
@@ -228,10 +264,11 @@ class EvalCompiler:
             return None
         return read_csv_cases(data, rel, self.report.path, self._report)
 
-    def _transformer(self, spec: dict, where: Where, result: CompiledEval) -> list[CaseDraft] | None:
+    def _transformer(self, spec: dict, where: Where, result: CompiledEval,
+                     finish: Callable[[CaseDraft], Finished | None]) -> list[tuple[Finished | None, Where]] | None:
         from trunchbull.cases.transformer import expand_transformer
 
-        return expand_transformer(self, spec, where, result)
+        return expand_transformer(self, spec, where, result, finish)
 
     def _inherit(self, draft: CaseDraft, value: dict, result: CompiledEval, system_prompt: str | None,
                  eval_spec: dict | None, single: bool) -> dict | None:

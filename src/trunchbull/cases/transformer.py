@@ -12,7 +12,7 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import orjson
 
@@ -25,6 +25,9 @@ from trunchbull.paths import MODULE_SUFFIXES, rel_posix, resolve_inside
 
 if TYPE_CHECKING:
     from trunchbull.evals import CompiledEval, EvalCompiler
+
+# A checked case → the compiled case (inheritance applied) and its canonical line.
+Finish = Callable[[CaseDraft], "tuple[dict, bytes] | None"]
 
 TRANSFORMER_KEYS = ("transformer", "sources")
 MIB = 1024 * 1024
@@ -75,16 +78,18 @@ def prepare_transformer(compiler: "EvalCompiler", spec: dict, where: Where) -> "
     return TransformerRun(compiler, module, sources, where)
 
 
-def expand_transformer(compiler: "EvalCompiler", spec: dict, where: Where, result: "CompiledEval") -> list[CaseDraft] | None:
+def expand_transformer(compiler: "EvalCompiler", spec: dict, where: Where, result: "CompiledEval",
+                       finish: Finish) -> list[tuple[tuple[dict, bytes] | None, Where]] | None:
+    """The transformer's cases, each finished by `finish` (see EvalCompiler._cases)."""
     run = prepare_transformer(compiler, spec, where)
     if run is None:
         return None
     sources = run.sources
-    result.transformer_sources.update((s.rel, s.file.stat().st_size) for s in sources)
-    drafts = run.execute()
-    if drafts is not None:
+    result.transformer_sources.update((s.rel, {"bytes": s.size, "sha256": s.sha256}) for s in sources)
+    cases = run.execute(finish)
+    if cases is not None:
         result.data_files.extend([*run.module_inputs, *(s.rel for s in sources)])
-    return drafts
+    return cases
 
 
 class _TemporaryPath(tempfile.TemporaryDirectory):
@@ -101,10 +106,10 @@ def check_total_sources(evals: list["CompiledEval"], diags) -> None:
     source crosses the limit."""
     counted: dict[str, int] = {}
     for ev in evals:
-        for rel, size in ev.transformer_sources.items():
+        for rel, source in ev.transformer_sources.items():
             if rel in counted:
                 continue
-            counted[rel] = size
+            counted[rel] = source["bytes"]
             total = sum(counted.values())
             if total > MAX_TOTAL_SOURCE_BYTES:
                 where = ev.where or Where(ev.module)
@@ -182,7 +187,7 @@ def _sources(compiler: "EvalCompiler", spec: dict, where: Where) -> list[SourceF
                                  f"{compiler.report.path})", file=rel, line=line, hint="save the file as UTF-8")
             ok = False
             continue
-        sources.append(SourceFile(name, path, rel, hashlib.sha256(data).hexdigest()))
+        sources.append(SourceFile(name, path, rel, hashlib.sha256(data).hexdigest(), len(data)))
     return sources if ok else None
 
 
@@ -232,28 +237,40 @@ class TransformerRun:
         self.sources = sources
         self.where = where
         self.module_inputs: list[str] = [module]
-        # Run 1's streamed cases, checked as they arrive; their problems are
-        # held back until the two runs are known to agree.
-        self._drafts: list[CaseDraft] = []
+        # Run 1's streamed cases, checked and finished as they arrive; their
+        # problems are held back until the two runs are known to agree.
+        self._finish: Finish | None = None
+        self._finished: list[tuple[tuple[dict, bytes] | None, Where]] = []
         self._held: list[tuple] = []
 
     def error(self, code: str, message: str, hint: str | None = None, path: str = "") -> None:
         self.compiler.problem(Where(self.module, path=path), code, message, hint)
 
-    def execute(self) -> list[CaseDraft] | None:
+    def execute(self, finish: Finish) -> list[tuple[tuple[dict, bytes] | None, Where]] | None:
         """Both runs, concurrently, then the comparison and validation; or, when
         the two runs were made by separate processes (steps transform-run), only
         the comparison and validation of their records."""
+        self._finish = finish
         run_limits = limits()
         if self.compiler.transform_runs is not None:
-            outputs = [self._from_record(record, i) for i, record in enumerate(self.compiler.transform_runs)]
+            outputs = self._streaming(lambda: [self._from_record(record, i)
+                                               for i, record in enumerate(self.compiler.transform_runs)])
             return None if None in outputs else self._analyze(outputs, run_limits)
         with self._workspace() as tmp:
             bundle = self._bundle(tmp / "bundle")
             if bundle is None:
                 return None
-            outputs = run_both(tmp, bundle, self.sources, self.compiler.install_dir, run_limits, self._check_streamed)
+            outputs = self._streaming(lambda: run_both(tmp, bundle, self.sources, self.compiler.install_dir,
+                                                       run_limits, self._check_streamed))
         return self._analyze(outputs, run_limits)
+
+    def _streaming(self, read):
+        """`read()` with the problems of the streamed cases held back."""
+        self.compiler.hold_problems()
+        try:
+            return read()
+        finally:
+            self._held = self.compiler.take_held()
 
     def record_one(self, index: int) -> tuple[dict, bytes]:
         """Run variant `index` alone: a record for a later expand, and the run's stdout."""
@@ -277,10 +294,9 @@ class TransformerRun:
 
     def _check_streamed(self, index: int, value: object) -> None:
         source = {"module": self.compiler.report.path, "transformer": self.module, "index": index}
-        draft = check_case(value, Where(self.module, path=f"result[{index}]"), source,
-                           lambda *problem: self._held.append(problem))
+        draft = check_case(value, Where(self.module, path=f"result[{index}]"), source, self.compiler._report)
         if draft:
-            self._drafts.append(draft)
+            self._finished.append((self._finish(draft), draft.where))
 
     def _workspace(self):
         parent = self.compiler.install_dir / "transform-runs" if self.compiler.install_dir else None
@@ -366,13 +382,14 @@ class TransformerRun:
                 self._nondeterministic(who, a, b)
                 return None
         if not first.streamed:
-            return self._validate(who, first.response["result"])
+            drafts = self._validate(who, first.response["result"])
+            return None if drafts is None else [(self._finish(draft), draft.where) for draft in drafts]
         if not first.response["count"]:
             self.error("cases-empty", f"{who}: transform returned no cases", "return at least one case", path="result")
             return None
         for problem in self._held:
-            self.compiler._report(*problem)
-        return self._drafts
+            self.compiler.problem(*problem)
+        return self._finished
 
     @staticmethod
     def _result(output: RunOutput) -> dict:

@@ -43,6 +43,7 @@ class SourceFile:
     file: Path
     rel: str  # root-relative path, as the transformer sees it
     sha256: str
+    size: int
 
 
 @dataclass(frozen=True)
