@@ -5,7 +5,8 @@ same transform in Node (read the source, hash it, transform, serialize).
 The build runs the transformer twice (concurrently, in two sandboxes), then
 parses, compares and validates the output and writes the release, so the
 target is build <= 2.5 x plain. Peak memory is the largest total RSS of the
-build's process tree (Python plus both Node runs), sampled every 20 ms.
+build's process tree (Python plus both Node runs), sampled every 20 ms in a
+separate round so that sampling does not slow the timed runs.
 
 Usage: .venv/bin/python bench/transform.py [--runs 3] [--keep DIR]
 """
@@ -104,24 +105,29 @@ def tree_rss_kib(pid: int) -> int:
     return total
 
 
-def timed(cmd: list[str], env: dict) -> tuple[float, int, subprocess.CompletedProcess]:
+def timed(cmd: list[str], env: dict, sample: bool = False) -> tuple[float, int, subprocess.CompletedProcess]:
+    """Wall time, and with `sample` the peak RSS of the process tree. Walking
+    /proc every 20 ms costs CPU the measured processes would otherwise have,
+    so timings come from unsampled runs and memory from separate ones."""
     peak = 0
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     done = threading.Event()
 
-    def sample() -> None:
+    def sampling() -> None:
         nonlocal peak
         while not done.is_set():
             peak = max(peak, tree_rss_kib(proc.pid))
             time.sleep(0.02)
 
-    sampler = threading.Thread(target=sample)
-    sampler.start()
+    sampler = threading.Thread(target=sampling)
+    if sample:
+        sampler.start()
     out, err = proc.communicate()
     elapsed = time.perf_counter() - start
     done.set()
-    sampler.join()
+    if sample:
+        sampler.join()
     return elapsed, peak, subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
@@ -138,19 +144,18 @@ def main() -> int:
     source = root / "evals" / "reading" / "records.jsonl"
     (tmp / "plain.mjs").write_text(PLAIN)
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    plain_cmd = [str(tc.node), str(tmp / "plain.mjs"), str(root / "evals/reading/transform.mjs"), str(source)]
     plain, plain_peak, build, build_peak = [], [], [], []
     try:
-        for i in range(args.runs):
-            t, peak, res = timed([str(tc.node), str(tmp / "plain.mjs"), str(root / "evals/reading/transform.mjs"),
-                                  str(source)], env)
+        for i in range(args.runs + 1):  # the last round measures memory
+            sample = i == args.runs
+            t, peak, res = timed(plain_cmd, env, sample)
             assert res.returncode == 0, res.stderr.decode()
-            plain.append(t)
-            plain_peak.append(peak)
+            (plain_peak if sample else plain).append(peak if sample else t)
             out = tmp / f"release-{i}"
-            t, peak, res = timed([sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(out)], env)
+            t, peak, res = timed([sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(out)], env, sample)
             assert res.returncode == 0, res.stderr.decode()
-            build.append(t)
-            build_peak.append(peak)
+            (build_peak if sample else build).append(peak if sample else t)
             cases = sum(1 for _ in (out / "cases.jsonl").open("rb"))
             assert cases == CASES, cases
         p, b = statistics.median(plain), statistics.median(build)

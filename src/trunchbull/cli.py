@@ -98,17 +98,22 @@ def _root_prefix(root_arg: Path, root: Path) -> str:
 
 
 def _compile(args) -> tuple[int, object]:
-    from trunchbull.compiler import compile_benchmark
-    from trunchbull.progress import Status
+    from trunchbull.node import NodeHelper, toolchain
 
-    status = Status(enabled=None if not args.json else False)
+    status = None
     gc.disable()  # a compile builds many long-lived objects and few cycles: collection would only rescan them
     try:
-        outcome = compile_benchmark(args.root, progress=status)
+        with NodeHelper(toolchain()) as helper:  # Node starts up while the compiler's modules import
+            from trunchbull.compiler import compile_benchmark
+            from trunchbull.progress import Status
+
+            status = Status(enabled=None if not args.json else False)
+            outcome = compile_benchmark(args.root, progress=status, helper=helper)
     finally:
         gc.freeze()  # what the compile built lives to the end: later collections need not rescan it
         gc.enable()
-        status.done()
+        if status:
+            status.done()
     diagnostics = outcome.diagnostics.sorted()
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import threading
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -92,11 +93,12 @@ def load_config(path: Path, helper: NodeHelper) -> tuple[BenchmarkConfig, Entryp
     return config, find_entrypoints(config, diags), diags
 
 
-def compile_benchmark(path: Path, progress: Progress = _quiet) -> CompileOutcome:
+def compile_benchmark(path: Path, progress: Progress = _quiet, helper: NodeHelper | None = None) -> CompileOutcome:
     """All stages in one process, batching Node work (one helper process
-    bundles every module; one sandboxed process inspects them all)."""
+    bundles every module; one sandboxed process inspects them all).
+    `helper`: an already started helper (the caller closes it)."""
     tc = toolchain()
-    with NodeHelper(tc) as helper:
+    with nullcontext(helper) if helper else NodeHelper(tc) as helper:
         progress("reading config")
         config, entries, diags = load_config(path, helper)
         outcome = CompileOutcome(config.root, diags)

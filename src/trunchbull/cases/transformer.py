@@ -8,6 +8,7 @@ inline cases, run 1's while it still streams them."""
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import tempfile
@@ -176,19 +177,43 @@ def _sources(compiler: "EvalCompiler", spec: dict, where: Where) -> list[SourceF
                              "split the data, or pre-process it into a smaller file")
             ok = False
             continue
-        data = path.read_bytes()
-        try:
-            if not data.isascii():  # ASCII is UTF-8; checking that is far cheaper than decoding
-                data.decode("utf-8")
-        except UnicodeDecodeError as err:
-            line = data[: err.start].count(b"\n") + 1
+        digest, bad_byte = _hash_and_check_utf8(path)
+        if bad_byte is not None:
+            with path.open("rb") as f:
+                line = f.read(bad_byte).count(b"\n") + 1
             compiler.diags.error("transformer-source-encoding",
-                                 f"source {rel} is not valid UTF-8 (byte {err.start} on line {line}; it is named {name!r} by "
+                                 f"source {rel} is not valid UTF-8 (byte {bad_byte} on line {line}; it is named {name!r} by "
                                  f"{compiler.report.path})", file=rel, line=line, hint="save the file as UTF-8")
             ok = False
             continue
-        sources.append(SourceFile(name, path, rel, hashlib.sha256(data).hexdigest(), len(data)))
+        sources.append(SourceFile(name, path, rel, digest, size))
     return sources if ok else None
+
+
+def _hash_and_check_utf8(path: Path) -> tuple[str, int | None]:
+    """The file's sha256, and the offset of its first byte that is not
+    valid UTF-8 (None: all valid). Read in chunks: sources reach 50 MiB."""
+    digest = hashlib.sha256()
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = 0  # of the next chunk
+    bad = None
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+            pending = decoder.getstate()[0]  # an unfinished sequence from the last chunk
+            if bad is None and (pending or not chunk.isascii()):  # ASCII is UTF-8: no decoding needed
+                try:
+                    decoder.decode(chunk)
+                except UnicodeDecodeError as err:
+                    bad = offset - len(pending) + err.start
+            offset += len(chunk)
+    if bad is None:
+        pending = decoder.getstate()[0]
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError as err:
+            bad = offset - len(pending) + err.start
+    return digest.hexdigest(), bad
 
 
 def _short(value: object) -> str:
