@@ -189,12 +189,8 @@ def no_network_prefix() -> list[str]:
     return _no_network
 
 
-def _sandboxed_command(script: Path, args: list[str], read_paths: list[Path], tc: Toolchain, memory_mb: int,
-                       nice: int = 0) -> list[str]:
-    nice_bin = shutil.which("nice") if nice else None
-    niced = [nice_bin, "-n", str(nice)] if nice_bin else []
-    return [*niced, *no_network_prefix(), str(tc.node), *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb),
-            str(script), *args]
+def _sandboxed_command(script: Path, args: list[str], read_paths: list[Path], tc: Toolchain, memory_mb: int) -> list[str]:
+    return [*no_network_prefix(), str(tc.node), *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb), str(script), *args]
 
 
 def run_sandboxed(script: Path, args: list[str], *, read_paths: list[Path], timeout: float,
@@ -219,12 +215,12 @@ _F_SETPIPE_SZ = 1031  # Linux: grow the pipe so a streaming writer blocks less o
 def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list[Path], timeout: float,
                      tc: Toolchain, env: dict[str, str] | None = None, cwd: Path | None = None,
                      memory_mb: int = DEFAULT_MEMORY_MB, umask: int = -1,
-                     on_spawn: Callable[[subprocess.Popen], None] | None = None, nice: int = 0) -> SandboxResult:
+                     on_spawn: Callable[[subprocess.Popen], None] | None = None) -> SandboxResult:
     """Like run_sandboxed, but hands each non-blank stdout line to `on_line`
     as soon as Node writes it, so the caller can work while Node goes on.
     With `on_spawn`, the process gets a stdin pipe and `on_spawn` the process
-    (to answer it); otherwise stdin is empty. `nice`: a lower CPU priority."""
-    cmd = _sandboxed_command(script, args, read_paths, tc, memory_mb, nice)
+    (to answer it); otherwise stdin is empty."""
+    cmd = _sandboxed_command(script, args, read_paths, tc, memory_mb)
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if on_spawn else subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env if env is not None else tc.base_env(), cwd=cwd,
                             start_new_session=True, umask=umask, bufsize=STREAM_BUFFER)

@@ -35,10 +35,6 @@ RUNS = (
 )
 
 OnCase = Callable[[int, object], None]
-# Run 2 only has to finish before the comparison: at a lower CPU priority it
-# leaves the cores to run 1 and to the checking of run 1's cases, and uses
-# what they leave idle.
-SECOND_RUN_NICE = 10
 
 
 @dataclass(frozen=True)
@@ -232,8 +228,7 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
             results[index] = stream_sandboxed(
                 JS_DIR / "transform.mjs", launch.args, readers[index].feed if index == 0 else on_second_line,
                 read_paths=launch.read_paths, timeout=limits.deadline_s, tc=tc, env=launch.env, cwd=launch.cwd,
-                memory_mb=limits.memory_mb, umask=launch.umask, on_spawn=second_proc.append if index == 1 else None,
-                nice=SECOND_RUN_NICE if index == 1 else 0)
+                memory_mb=limits.memory_mb, umask=launch.umask, on_spawn=second_proc.append if index == 1 else None)
         except BaseException as err:  # re-raised in the calling thread
             failed.append(err)
 
