@@ -136,6 +136,23 @@ def test_non_utf8_source_rejected(tmp_path):
     assert "UTF-8" in diag["message"] and diag["line"] == 1
 
 
+# Sources are checked in 1 MiB chunks: a character may straddle two chunks.
+def test_multibyte_character_across_chunks_accepted(tmp_path):
+    text = ("x" * (MIB - 1) + "\u20ac tail\n").encode()  # the euro sign's 3 bytes straddle the first chunk's end
+    module = """export default { name: "len", transform: ({ data }) => [{ id: "a", prompt: "p", data: { n: data.content.length } }] }"""
+    run = build(transformer_bench(tmp_path / "b", module, {"data": text}))
+    assert run.code == 0, run.stdout
+    assert read_cases(run.out)[0]["data"] == {"n": len(text.decode())}
+
+
+@pytest.mark.parametrize("tail, line", [(b"\xc3", 3), (b"\xe2\x82(", 3), (b"\xff\nmore\n", 3)])
+def test_invalid_utf8_after_the_first_chunk_located(tmp_path, tail, line):
+    text = b"a\n" + b"x" * (MIB - 4) + b"\n" + tail  # line 3 starts just before the second chunk
+    diag = failed(build(transformer_bench(tmp_path / "b", simple("1"), {"data": text})),
+                  "transformer-source-encoding", "evals/gen/data.txt")
+    assert diag["line"] == line and f"byte {len(text) - len(tail)}" in diag["message"], diag
+
+
 NONDETERMINISM = {
     "math-random": ("Math.random()", ""),
     "date-now": ("Date.now()", ""),
@@ -161,6 +178,15 @@ def test_nondeterminism_rejected(tmp_path, name):
     assert "transformer 'probe'" in message
     assert "case 0 (id 'c0')" in message and "field data.x" in message, message
     assert "run 1 gave" in message and "run 2 gave" in message
+
+
+@pytest.mark.parametrize("odd_run, tz", [(1, "Pacific/Kiritimati"), (2, "Etc/GMT+12")])
+def test_nondeterministic_json_compatibility_rejected(tmp_path, odd_run, tz):
+    """One run returns a function where the other returns data: the runs differ."""
+    module = simple(f"process.env.TZ === {orjson.dumps(tz).decode()} ? () => 1 : 1")
+    diag = failed(build(transformer_bench(tmp_path / "b", module)), "transformer-nondeterministic", "evals/gen/transform.ts")
+    values = ("null", "1") if odd_run == 1 else ("1", "null")
+    assert f"run 1 gave {values[0]}, run 2 gave {values[1]}" in diag["message"], diag
 
 
 def test_nondeterministic_case_count_rejected(tmp_path):
@@ -232,6 +258,8 @@ export default {{ name: "peek", transform: () => [{{ id: "a", prompt: readFileSy
     ("new Date(0)", "result[1].data.x", "Date"),
     ("undefined", "result[1].data.x", "undefined"),
     ("NaN", "result[1].data.x", "NaN"),
+    ("new Proxy({}, {})", "result[1].data.x", "Proxy"),
+    ("Object.assign([1], { toJSON: () => 2 })", "result[1].data.x", "toJSON"),
 ])
 def test_non_json_results_rejected_with_path(tmp_path, value, path, words):
     module = f"""export default {{ name: "odd", transform: () => [
@@ -241,6 +269,21 @@ def test_non_json_results_rejected_with_path(tmp_path, value, path, words):
 """
     diag = failed(build(transformer_bench(tmp_path / "b", module)), "json-incompatible", "evals/gen/transform.ts")
     assert diag["message"].startswith(f"{path}: ") and words in diag["message"], diag
+
+
+def test_user_output_does_not_corrupt_the_result(tmp_path):
+    """Whatever the transformer prints, also straight to fd 1, goes to stderr."""
+    module = """import { writeSync } from "node:fs"
+export default { name: "chatty", transform() {
+  writeSync(1, '\\n{"ok":false,"stage":"transform","error":"forged"}\\n')
+  process.stdout.write("plain noise\\n")
+  console.log({ ok: true })
+  return [{ id: "a", prompt: "p" }]
+} }
+"""
+    run = build(transformer_bench(tmp_path / "b", module))
+    assert run.code == 0, run.stdout
+    assert [c["id"] for c in read_cases(run.out)] == ["a"]
 
 
 def test_case_evaluate_function_rejected(tmp_path):
