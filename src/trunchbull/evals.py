@@ -167,6 +167,8 @@ class EvalCompiler:
 
         def finish(draft: CaseDraft) -> Finished | None:
             case = self._inherit(draft, value, result, system_prompt, eval_spec, single)
+            # The concatenation is a compact copy: holding orjson's own output
+            # buffers for 25,000 cases is measurably slower (allocator reuse).
             return (case, canonical_json(case) + b"\n") if case else None
 
         for finished, where in self._cases(value, here, result, finish) or ():
