@@ -212,20 +212,42 @@ STREAM_BUFFER = 1 << 20
 _F_SETPIPE_SZ = 1031  # Linux: grow the pipe so a streaming writer blocks less often
 
 
+class Running:
+    """A streaming sandboxed process, for a caller that also talks to it or
+    paces it: the time the process spends waiting on the caller need not
+    count against its deadline."""
+
+    def __init__(self, proc: subprocess.Popen, timeout: float, expire: Callable[[], None]):
+        self.proc = proc
+        self._timeout = timeout
+        self._expire = expire
+        self._timer = threading.Timer(timeout, expire)
+        self._lock = threading.Lock()
+
+    def start_deadline(self) -> None:
+        """(Re)start the full deadline from now."""
+        with self._lock:
+            self._timer.cancel()
+            self._timer = threading.Timer(self._timeout, self._expire)
+            self._timer.start()
+
+    def stop_deadline(self) -> None:
+        with self._lock:
+            self._timer.cancel()
+
+
 def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list[Path], timeout: float,
                      tc: Toolchain, env: dict[str, str] | None = None, cwd: Path | None = None,
-                     memory_mb: int = DEFAULT_MEMORY_MB, umask: int = -1,
-                     on_spawn: Callable[[subprocess.Popen], None] | None = None) -> SandboxResult:
+                     memory_mb: int = DEFAULT_MEMORY_MB, umask: int = -1, stdin_pipe: bool = False,
+                     on_spawn: Callable[[Running], None] | None = None) -> SandboxResult:
     """Like run_sandboxed, but hands each non-blank stdout line to `on_line`
     as soon as Node writes it, so the caller can work while Node goes on.
-    With `on_spawn`, the process gets a stdin pipe and `on_spawn` the process
-    (to answer it); otherwise stdin is empty."""
+    `on_spawn` gets a handle on the process (its deadline; with `stdin_pipe`,
+    its stdin to answer it); otherwise stdin is empty."""
     cmd = _sandboxed_command(script, args, read_paths, tc, memory_mb)
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if on_spawn else subprocess.DEVNULL, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env if env is not None else tc.base_env(), cwd=cwd,
                             start_new_session=True, umask=umask, bufsize=STREAM_BUFFER)
-    if on_spawn:
-        on_spawn(proc)
     if fcntl is not None:
         try:
             fcntl.fcntl(proc.stdout.fileno(), _F_SETPIPE_SZ, STREAM_BUFFER)
@@ -240,15 +262,17 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
     stderr_chunks: list[bytes] = []
     drain = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)
     drain.start()
-    timer = threading.Timer(timeout, expire)
-    timer.start()
+    running = Running(proc, timeout, expire)
+    running.start_deadline()
+    if on_spawn:
+        on_spawn(running)
     try:
         for line in proc.stdout:
             if not line.isspace():
                 on_line(line)
         proc.wait()
     finally:
-        timer.cancel()
+        running.stop_deadline()
         if proc.poll() is None:
             _kill_group(proc)
             proc.wait()

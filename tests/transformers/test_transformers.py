@@ -237,6 +237,22 @@ def test_never_settling_promise_stopped_at_deadline(tmp_path):
            "transformer-deadline", "evals/gen/transform.ts")
 
 
+def test_work_left_running_after_returning_is_stopped_at_the_deadline(tmp_path):
+    """A transformer that returns its cases but leaves a busy loop scheduled
+    never exits: its runs are stopped, even while one waits on the other."""
+    module = """export default { name: "spin", transform() {
+  setTimeout(() => { for (;;) {} }, 0)
+  return [{ id: "a", prompt: "p" }]
+} }
+"""
+    import time
+    started = time.monotonic()
+    diag = failed(build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "3"}, timeout=120),
+                  "transformer-deadline", "evals/gen/transform.ts")
+    assert "deadline" in diag["message"]
+    assert time.monotonic() - started < 60
+
+
 def test_memory_cap(tmp_path):
     module = """export default { name: "hog", transform() { const keep = []; for (;;) keep.push(new Array(1e6).fill(keep.length)) } }\n"""
     diag = failed(build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_MEMORY_MB": "64"}),

@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Callable
 
 import orjson
 
-from trunchbull.node import JS_DIR, SandboxResult, Toolchain, run_sandboxed, stream_sandboxed, toolchain
+from trunchbull.node import JS_DIR, Running, SandboxResult, Toolchain, run_sandboxed, stream_sandboxed, toolchain
 
 MAX_CASES = 25_000
 
@@ -203,16 +202,28 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
     failed: list[BaseException] = []
     first_done = threading.Event()
     first: list[RunOutput] = []
-    second_proc: list[subprocess.Popen] = []
+    running: list[Running | None] = [None, None]
+
+    # The deadline is for the transformer's own work: time spent waiting on
+    # this process (run 1 streaming at the pace of the checks, run 2 waiting
+    # for run 1) restarts it rather than counting against it.
+    def on_first_line(line: bytes) -> None:
+        reader = readers[0]
+        before = reader.response
+        reader.feed(line)
+        if before is None and reader.streamed:
+            running[0].start_deadline()
 
     def on_second_line(line: bytes) -> None:
         reader = readers[1]
         reader.feed(line)
         if not reader.holding:
             return
+        running[1].stop_deadline()
         first_done.wait()  # run 2 usually reports first: run 1 streams to a busier reader
         one = first[0] if first else None
-        stdin = second_proc[0].stdin
+        running[1].start_deadline()
+        stdin = running[1].proc.stdin
         try:
             if one and one.response and one.response.get("ok") and not (one.streamed and one.digest == reader.trailer["sha256"]):
                 reader.ask_for_lines()
@@ -226,9 +237,10 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
         try:
             launch = _prepare(index, tmp, bundle, sources, install_dir, tc, "lines" if index == 0 else "digest")
             results[index] = stream_sandboxed(
-                JS_DIR / "transform.mjs", launch.args, readers[index].feed if index == 0 else on_second_line,
+                JS_DIR / "transform.mjs", launch.args, on_second_line if index else on_first_line,
                 read_paths=launch.read_paths, timeout=limits.deadline_s, tc=tc, env=launch.env, cwd=launch.cwd,
-                memory_mb=limits.memory_mb, umask=launch.umask, on_spawn=second_proc.append if index == 1 else None)
+                memory_mb=limits.memory_mb, umask=launch.umask, stdin_pipe=index == 1,
+                on_spawn=lambda handle: running.__setitem__(index, handle))
         except BaseException as err:  # re-raised in the calling thread
             failed.append(err)
 
