@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 from trunchbull.cases.csv_cases import read_csv_cases
-from trunchbull.cases.fields import CaseDraft, Where, check_case, check_optional_text, check_tool_list
+from trunchbull.cases.fields import CaseDraft, Finished, Where, check_case, check_optional_text, check_tool_list
 from trunchbull.cases.inline import read_inline
 from trunchbull.cases.jsonl_cases import read_jsonl
 from trunchbull.diagnostics import Diagnostics
@@ -24,8 +24,6 @@ EVAL_KEYS = ("id", "title", "description", "systemPrompt", "tools", "evaluate", 
 TITLE_MAX = 120
 CSV_KINDS = ("non_empty", "exact", "contains")
 _CASE_EVALUATE_FN = re.compile(r"cases\[\d+\]\.evaluate")
-
-Finished = tuple[dict, bytes]  # a compiled case and its canonical cases.jsonl line
 
 
 @dataclass

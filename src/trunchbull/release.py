@@ -24,10 +24,6 @@ def canonical_json(value: object) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
-def canonical_jsonl(rows: list[dict]) -> bytes:
-    return b"".join(canonical_json(row) + b"\n" for row in rows)
-
-
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

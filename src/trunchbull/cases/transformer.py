@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable
 
 import orjson
 
-from trunchbull.cases.fields import CaseDraft, Where, check_case
+from trunchbull.cases.fields import CaseDraft, Finished, Where, check_case
 from trunchbull.cases.transformer_runs import MAX_CASES, Limits, OutputReader, RunOutput, SourceFile, run_both, run_one
 from trunchbull.diagnostics import Diagnostic, UsageError
 from trunchbull.ids import authoring_id_problem, json_type, source_name_problem
@@ -27,8 +27,7 @@ from trunchbull.paths import MODULE_SUFFIXES, rel_posix, resolve_inside
 if TYPE_CHECKING:
     from trunchbull.evals import CompiledEval, EvalCompiler
 
-# A checked case → the compiled case (inheritance applied) and its canonical line.
-Finish = Callable[[CaseDraft], "tuple[dict, bytes] | None"]
+Finish = Callable[[CaseDraft], "Finished | None"]  # a checked case, compiled
 
 TRANSFORMER_KEYS = ("transformer", "sources")
 MIB = 1024 * 1024
@@ -80,7 +79,7 @@ def prepare_transformer(compiler: "EvalCompiler", spec: dict, where: Where) -> "
 
 
 def expand_transformer(compiler: "EvalCompiler", spec: dict, where: Where, result: "CompiledEval",
-                       finish: Finish) -> list[tuple[tuple[dict, bytes] | None, Where]] | None:
+                       finish: Finish) -> list[tuple[Finished | None, Where]] | None:
     """The transformer's cases, each finished by `finish` (see EvalCompiler._cases)."""
     run = prepare_transformer(compiler, spec, where)
     if run is None:
@@ -265,13 +264,13 @@ class TransformerRun:
         # Run 1's streamed cases, checked and finished as they arrive; their
         # problems are held back until the two runs are known to agree.
         self._finish: Finish | None = None
-        self._finished: list[tuple[tuple[dict, bytes] | None, Where]] = []
+        self._finished: list[tuple[Finished | None, Where]] = []
         self._held: list[tuple] = []
 
     def error(self, code: str, message: str, hint: str | None = None, path: str = "") -> None:
         self.compiler.problem(Where(self.module, path=path), code, message, hint)
 
-    def execute(self, finish: Finish) -> list[tuple[tuple[dict, bytes] | None, Where]] | None:
+    def execute(self, finish: Finish) -> list[tuple[Finished | None, Where]] | None:
         """Both runs, concurrently, then the comparison and validation; or, when
         the two runs were made by separate processes (steps transform-run), only
         the comparison and validation of their records."""
@@ -378,7 +377,7 @@ class TransformerRun:
                     "(limit: case count)", "split the data across several releases")
         return ("transformer-error", f"transform threw {response.get('error')}", "transform must return an array of cases")
 
-    def _analyze(self, outputs: list[RunOutput], limits: Limits) -> list[CaseDraft] | None:
+    def _analyze(self, outputs: list[RunOutput], limits: Limits) -> list[tuple[Finished | None, Where]] | None:
         responses = [o.response for o in outputs]
         name = next((r.get("name") for r in responses if r and isinstance(r.get("name"), str)), None)
         who = f"transformer {name!r} ({self.module})" if name else f"transformer {self.module}"
