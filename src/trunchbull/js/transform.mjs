@@ -108,34 +108,47 @@ function finish(response) {
   writeOut("\n" + stringify(response) + "\n", () => process.exit(0));
 }
 
-// The streamed response: header, case lines, trailer. Writes wait for the
-// pipe to drain, so memory stays flat while the caller reads.
+// Writes the chunks `next()` yields until it yields null, waiting for the
+// pipe to drain so memory stays flat while the caller reads; then `done()`.
+function pump(next, done) {
+  for (let chunk = next(); chunk !== null; chunk = next()) {
+    if (!writeOut(chunk)) return void process.stdout.once("drain", () => pump(next, done));
+  }
+  done();
+}
+
+// The streamed response: header, case lines (or, in digest mode, none yet),
+// trailer.
 function streamCases(name, cases) {
   if (violations.length) return finish({ name });
   const send = request.send === "digest" ? "digest" : "lines";
   writeOut("\n" + stringify({ ok: true, name, count: cases.length, stream: send }) + "\n");
   const hash = createHash("sha256");
-  const held = [];
   let i = 0;
-  const next = () => {
-    while (i < cases.length) {
-      let chunk = "";
-      while (i < cases.length && chunk.length < STREAM_CHUNK) chunk += stringify(cases[i++]) + "\n";
-      hash.update(chunk);
-      if (send === "digest") held.push(chunk);
-      else if (!writeOut(chunk)) return void process.stdout.once("drain", next);
-    }
+  const nextChunk = () => {
+    if (i >= cases.length) return null;
+    let chunk = "";
+    while (i < cases.length && chunk.length < STREAM_CHUNK) chunk += stringify(cases[i++]) + "\n";
+    hash.update(chunk);
+    return chunk;
+  };
+  const trailer = () => {
     const end = { end: true, sha256: hash.digest("hex") };
     if (violations.length) end.violation = violations[0];
-    const trailer = stringify(end) + "\n";
-    if (send === "lines" || !held.length) return void writeOut(trailer, () => process.exit(0));
-    writeOut(trailer);
-    answerRequests(held, trailer);
+    return stringify(end) + "\n";
   };
-  next();
+  const exit = () => process.exit(0);
+  if (send === "lines") return pump(nextChunk, () => writeOut(trailer(), exit));
+  const held = [];
+  for (let chunk = nextChunk(); chunk !== null; chunk = nextChunk()) held.push(chunk);
+  const end = trailer();
+  if (!held.length) return void writeOut(end, exit);
+  writeOut(end);
+  answerRequests(held, end);
 }
 
-// Digest mode: the held lines on request ("lines"), exit at end of input.
+// Digest mode: the held lines and the trailer again on request ("lines");
+// exit at the end of input.
 function answerRequests(held, trailer) {
   let input = "";
   process.stdin.on("data", (data) => {
@@ -143,11 +156,7 @@ function answerRequests(held, trailer) {
     if (!input.includes("\n")) return;
     process.stdin.pause();
     let k = 0;
-    const next = () => {
-      while (k < held.length) if (!writeOut(held[k++])) return void process.stdout.once("drain", next);
-      writeOut(trailer, () => process.exit(0));
-    };
-    next();
+    pump(() => (k < held.length ? held[k++] : null), () => writeOut(trailer, () => process.exit(0)));
   });
   process.stdin.on("end", () => process.exit(0));
 }
