@@ -97,6 +97,11 @@ def _root_prefix(root_arg: Path, root: Path) -> str:
     return "" if text in (".", "") else text.rstrip("/") + "/"
 
 
+# The last compile's outcome stays referenced: a command-line run then exits
+# without freeing it (see __main__.py).
+_kept_until_exit: list = []
+
+
 def _compile(args) -> tuple[int, object]:
     from trunchbull.node import NodeHelper, toolchain
 
@@ -114,6 +119,7 @@ def _compile(args) -> tuple[int, object]:
         gc.enable()
         if status:
             status.done()
+    _kept_until_exit[:] = [outcome]
     diagnostics = outcome.diagnostics.sorted()
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:

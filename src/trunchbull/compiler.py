@@ -301,17 +301,15 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
             payload[name] = report.bundle_file.read_bytes()
         return name
 
-    lines = []
     eval_entries = []
     for ev in evals:
         bundle = add_bundle(ev.module) if ev.custom else None
         kinds = {case["evaluate"]["kind"] for case in ev.cases}
-        lines.extend(ev.canonical_lines())
         eval_entries.append({"id": ev.id, "title": ev.title, "description": ev.description, "module": ev.module,
                              "caseCount": len(ev.cases), "evaluatorKinds": sorted(kinds), "bundle": bundle})
     tool_entries = [{"name": t.name, "description": t.description, "inputSchema": t.input_schema, "module": t.module,
                      "bundle": add_bundle(t.module)} for t in tools]
-    payload[CASES] = b"".join(lines)
+    payload[CASES] = b"".join([ev.cases_jsonl() for ev in evals])  # one eval: its buffer as it is
     dependencies = None
     if deps:
         names = {p.name: p for p in deps.files()}
@@ -328,7 +326,7 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
         "protocolVersion": 1,
         "title": config.title,
         "version": config.version,
-        "counts": {"evals": len(evals), "cases": len(lines), "tools": len(tools),
+        "counts": {"evals": len(evals), "cases": sum(len(ev.cases) for ev in evals), "tools": len(tools),
                    "modules": sum(1 for n in payload if n.startswith("modules/"))},
         "evals": eval_entries,
         "tools": tool_entries,

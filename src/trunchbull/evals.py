@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from trunchbull.cases.csv_cases import read_csv_cases
-from trunchbull.cases.fields import CaseDraft, Finished, Where, check_case, check_optional_text, check_tool_list
+from trunchbull.cases.fields import CaseDraft, Where, check_case, check_optional_text, check_tool_list
 from trunchbull.cases.inline import read_inline
 from trunchbull.cases.jsonl_cases import read_jsonl
 from trunchbull.diagnostics import Diagnostics
@@ -18,7 +19,7 @@ from trunchbull.locate import find_default_export, find_literal, refine
 from trunchbull.modules import ModuleReport
 from trunchbull.node import NodeHelper
 from trunchbull.paths import rel_posix, resolve_inside
-from trunchbull.release import canonical_json
+from trunchbull.release import canonical_line
 
 EVAL_KEYS = ("id", "title", "description", "systemPrompt", "tools", "evaluate", "prompt", "cases")
 TITLE_MAX = 120
@@ -39,14 +40,32 @@ class CompiledEval:
     tools: list[str] | None = None
     data_files: list[str] = field(default_factory=list)  # root-relative files read
     transformer_sources: dict[str, dict] = field(default_factory=dict)  # root-relative path → {bytes, sha256}
-    # The cases' canonical cases.jsonl lines, made as each case is compiled (a
+    # The cases' cases.jsonl lines, written as each case is compiled (a
     # transformer's while its runs still stream); not part of to_json.
-    case_lines: list[bytes] = field(default_factory=list)
+    # One growing buffer: 25,000 separate lines would cost a join, and holding
+    # orjson's own output buffers is slow (allocator reuse).
+    _jsonl: io.BytesIO = field(default_factory=io.BytesIO, repr=False, compare=False)
+    _jsonl_cases: int = field(default=0, repr=False, compare=False)
 
-    def canonical_lines(self) -> list[bytes]:
-        if len(self.case_lines) != len(self.cases):
-            self.case_lines = [canonical_json(case) + b"\n" for case in self.cases]
-        return self.case_lines
+    def add_case(self, case: dict, line: bytes, where: Where) -> None:
+        """A compiled case, its cases.jsonl line and where it was authored."""
+        self.cases.append(case)
+        self.case_wheres.append(where)
+        self._jsonl.write(line)
+        self._jsonl_cases += 1
+
+    def cases_jsonl(self) -> bytes:
+        """The cases' lines of cases.jsonl (made here for cases read back by from_json)."""
+        if self._jsonl_cases != len(self.cases):
+            self._jsonl = io.BytesIO()
+            for case in self.cases:
+                self._jsonl.write(canonical_line(case))
+            self._jsonl_cases = len(self.cases)
+        return self._jsonl.getvalue()  # the buffer itself, not a copy
+
+    def drop_cases(self) -> None:
+        self.cases, self.case_wheres = [], []
+        self._jsonl, self._jsonl_cases = io.BytesIO(), 0
 
     def to_json(self) -> dict:
         return {"id": self.id, "module": self.module, "title": self.title, "description": self.description,
@@ -163,17 +182,13 @@ class EvalCompiler:
                                     and value["cases"].endswith(".csv"))
         single = "prompt" in value
 
-        def finish(draft: CaseDraft) -> Finished | None:
+        def finish(draft: CaseDraft) -> None:  # called as each case is checked, so lines are made while Node streams
             case = self._inherit(draft, value, result, system_prompt, eval_spec, single)
-            # The concatenation is a compact copy: holding orjson's own output
-            # buffers for 25,000 cases is measurably slower (allocator reuse).
-            return (case, canonical_json(case) + b"\n") if case else None
+            if case:
+                result.add_case(case, canonical_line(case), draft.where)
 
-        for finished, where in self._cases(value, here, result, finish) or ():
-            if finished:
-                result.cases.append(finished[0])
-                result.case_lines.append(finished[1])
-                result.case_wheres.append(where)
+        if not self._cases(value, here, result, finish):
+            result.drop_cases()
         return result
 
     def _report(self, where: Where, code: str, message: str, hint: str | None) -> None:
@@ -197,14 +212,16 @@ class EvalCompiler:
                          "use JSONL for case-specific or other evaluator kinds")
         return normalized if not problems else None
 
-    def _cases(self, value: dict, here: Where, result: CompiledEval,
-               finish: Callable[[CaseDraft], Finished | None]) -> list[tuple[Finished | None, Where]] | None:
-        """Every case, finished (inheritance applied; None where that failed), with where it was authored."""
+    def _cases(self, value: dict, here: Where, result: CompiledEval, finish: Callable[[CaseDraft], None]) -> bool:
+        """Hand every checked case to `finish`; False when the eval has no cases
+        at all (a problem was reported), and those finished are to be dropped."""
         cases = value.get("cases")
         if isinstance(cases, dict) and "prompt" not in value:  # a transformer finishes cases as they stream in
             return self._transformer(cases, here.at("cases"), result, finish)
         drafts = self._drafts(value, here, result)
-        return None if drafts is None else [(finish(draft), draft.where) for draft in drafts]
+        for draft in drafts or ():
+            finish(draft)
+        return drafts is not None
 
     def _drafts(self, value: dict, here: Where, result: CompiledEval) -> list[CaseDraft] | None:
         has_prompt, has_cases = "prompt" in value, "cases" in value
@@ -264,8 +281,7 @@ class EvalCompiler:
             return None
         return read_csv_cases(data, rel, self.report.path, self._report)
 
-    def _transformer(self, spec: dict, where: Where, result: CompiledEval,
-                     finish: Callable[[CaseDraft], Finished | None]) -> list[tuple[Finished | None, Where]] | None:
+    def _transformer(self, spec: dict, where: Where, result: CompiledEval, finish: Callable[[CaseDraft], None]) -> bool:
         from trunchbull.cases.transformer import expand_transformer
 
         return expand_transformer(self, spec, where, result, finish)

@@ -24,6 +24,7 @@ import orjson
 from trunchbull.diagnostics import Diagnostic, UsageError, render_text
 from trunchbull.evaluators.builtin import prepare
 from trunchbull.evaluators.toolcalls import ToolSchemas, normalize_tool_calls
+from trunchbull.files import write_all
 from trunchbull.ids import json_type
 
 EXIT_OK, EXIT_FAIL_UNDER, EXIT_UNUSABLE = 0, 1, 2
@@ -352,7 +353,7 @@ def write_results(path: Path, results: list[dict]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            write_all(handle, data)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -154,10 +154,11 @@ class NodeHelper:
 
 @dataclass
 class SandboxResult:
-    returncode: int | None  # None: killed at the deadline
+    returncode: int | None  # None: killed at the deadline, or stopped once its response was complete
     stdout: bytes
     stderr: str
     timed_out: bool
+    complete: bool = False  # the caller had the whole response and stopped the process without waiting for its exit
 
 
 def sandbox_flags(read_paths: list[Path], memory_mb: int = DEFAULT_MEMORY_MB) -> list[str]:
@@ -193,21 +194,6 @@ def _sandboxed_command(script: Path, args: list[str], read_paths: list[Path], tc
     return [*no_network_prefix(), str(tc.node), *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb), str(script), *args]
 
 
-def run_sandboxed(script: Path, args: list[str], *, read_paths: list[Path], timeout: float,
-                  tc: Toolchain, env: dict[str, str] | None = None, cwd: Path | None = None,
-                  memory_mb: int = DEFAULT_MEMORY_MB, umask: int = -1) -> SandboxResult:
-    cmd = _sandboxed_command(script, args, read_paths, tc, memory_mb)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=env if env is not None else tc.base_env(), cwd=cwd, start_new_session=True, umask=umask)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        return SandboxResult(proc.returncode, out, err.decode(errors="replace"), False)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        out, err = proc.communicate()
-        return SandboxResult(None, out, err.decode(errors="replace"), True)
-
-
 STREAM_BUFFER = 1 << 20
 _F_SETPIPE_SZ = 1031  # Linux: grow the pipe so a streaming writer blocks less often
 
@@ -240,10 +226,15 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
                      tc: Toolchain, env: dict[str, str] | None = None, cwd: Path | None = None,
                      memory_mb: int = DEFAULT_MEMORY_MB, umask: int = -1, stdin_pipe: bool = False,
                      on_spawn: Callable[[Running], None] | None = None) -> SandboxResult:
-    """Like run_sandboxed, but hands each non-blank stdout line to `on_line`
-    as soon as Node writes it, so the caller can work while Node goes on.
-    `on_spawn` gets a handle on the process (its deadline; with `stdin_pipe`,
-    its stdin to answer it); otherwise stdin is empty."""
+    """Runs `script` under the sandbox (sandbox_flags, no network where
+    possible, its own process group, a deadline) and hands each non-blank
+    stdout line to `on_line` as soon as Node writes it, so the caller can work
+    while Node goes on.
+    When `on_line` returns True the response is complete: the process is
+    killed and reaped in the background, since tearing down a large Node heap
+    takes tens of milliseconds nobody needs to wait for (stderr is then not
+    collected). `on_spawn` gets a handle on the process (its deadline; with
+    `stdin_pipe`, its stdin to answer it); otherwise stdin is empty."""
     cmd = _sandboxed_command(script, args, read_paths, tc, memory_mb)
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env if env is not None else tc.base_env(), cwd=cwd,
@@ -266,22 +257,31 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
     running.start_deadline()
     if on_spawn:
         on_spawn(running)
+    complete = False
     try:
         for line in proc.stdout:
-            if not line.isspace():
-                on_line(line)
-        proc.wait()
+            if not line.isspace() and on_line(line):
+                complete = True
+                break
+        if not complete:
+            proc.wait()
     finally:
         running.stop_deadline()
-        if proc.poll() is None:
-            _kill_group(proc)
-            proc.wait()
-        drain.join()
         if proc.stdin:
             try:
                 proc.stdin.close()
             except OSError:  # the process is gone
                 pass
+        if proc.poll() is None:
+            _kill_group(proc)
+            if complete:
+                threading.Thread(target=proc.wait, daemon=True).start()
+            else:
+                proc.wait()
+        if not complete:
+            drain.join()
+    if complete:
+        return SandboxResult(None, b"", "", False, complete=True)
     stderr = b"".join(stderr_chunks).decode(errors="replace")
     return SandboxResult(None if timed_out.is_set() else proc.returncode, b"", stderr, timed_out.is_set())
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import orjson
 
+from trunchbull.files import write_all, write_file
+
 FORMAT = "trunchbull.release"
 MANIFEST = "release.json"
 CASES = "cases.jsonl"
@@ -22,6 +24,11 @@ CASES = "cases.jsonl"
 
 def canonical_json(value: object) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def canonical_line(value: object) -> bytes:
+    """canonical_json and a newline: one line of a JSONL file."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
 
 
 def sha256_hex(data: bytes) -> str:
@@ -66,7 +73,7 @@ class ReleaseFiles:
             for name in sorted(self.files):
                 target = staging / name
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(self.files[name])
+                write_file(target, self.files[name])
                 target.chmod(0o444)
             for directory in sorted({p for p in staging.rglob("*") if p.is_dir()}, reverse=True):
                 directory.chmod(0o555)
@@ -99,7 +106,7 @@ class ReleaseFiles:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(self.tar_bytes())
+            write_all(handle, self.tar_bytes())
         os.chmod(tmp, 0o444)
         os.replace(tmp, path)
 

@@ -4,9 +4,13 @@ determinism across deliberately varied sandboxes, and sandbox limits."""
 from __future__ import annotations
 
 import hashlib
+import time
+from pathlib import Path
 
 import orjson
 import pytest
+
+from trunchbull.node import JS_DIR
 
 from tests.transformers.helpers import build, failed, read_cases, transformer_bench
 
@@ -223,7 +227,6 @@ export default { name: "bad", transform() { act(); return [{ id: "a", prompt: "p
 
 def test_infinite_loop_stopped_at_deadline(tmp_path):
     module = 'export default { name: "loop", transform() { for (;;) {} } }\n'
-    import time
     started = time.monotonic()
     diag = failed(build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "3"}),
                   "transformer-deadline", "evals/gen/transform.ts")
@@ -237,15 +240,50 @@ def test_never_settling_promise_stopped_at_deadline(tmp_path):
            "transformer-deadline", "evals/gen/transform.ts")
 
 
-def test_work_left_running_after_returning_is_stopped_at_the_deadline(tmp_path):
-    """A transformer that returns its cases but leaves a busy loop scheduled
-    never exits: its runs are stopped, even while one waits on the other."""
+def _running_transform_processes() -> list[int]:
+    """Live (not zombie) Node processes running this checkout's transform.mjs."""
+    script = str(JS_DIR / "transform.mjs")
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and script in (proc / "cmdline").read_bytes().decode(errors="replace") \
+                    and (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                found.append(int(proc.name))
+        except OSError:  # it ended meanwhile
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc to see the runs' processes")
+def test_work_left_pending_after_the_result_does_not_hold_up_the_build(tmp_path):
+    """A transformer that returns its cases but leaves a busy loop scheduled:
+    its result is complete, so each run is stopped once its response is in,
+    instead of being waited for until the deadline; no run is left spinning."""
     module = """export default { name: "spin", transform() {
   setTimeout(() => { for (;;) {} }, 0)
   return [{ id: "a", prompt: "p" }]
 } }
 """
-    import time
+    assert not _running_transform_processes()
+    started = time.monotonic()
+    run = build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "90"}, timeout=300)
+    assert run.code == 0, run.stdout + run.stderr
+    assert [c["id"] for c in read_cases(run.out)] == ["a"]
+    assert time.monotonic() - started < 45, "the build waited for the deadline"
+    deadline = time.monotonic() + 10
+    while _running_transform_processes() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running_transform_processes()
+
+
+def test_a_busy_loop_that_starts_before_the_result_is_stopped_at_the_deadline(tmp_path):
+    """Pending work that runs before transform's promise settles keeps the
+    result from ever arriving: the deadline stops it."""
+    module = """export default { name: "spin", transform() {
+  setTimeout(() => { for (;;) {} }, 0)
+  return new Promise((resolve) => setTimeout(() => resolve([{ id: "a", prompt: "p" }]), 10))
+} }
+"""
     started = time.monotonic()
     diag = failed(build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "3"}, timeout=120),
                   "transformer-deadline", "evals/gen/transform.ts")

@@ -37,8 +37,6 @@ class Where:
 
 
 Report = Callable[[Where, str, str, "str | None"], None]
-# A compiled case (inheritance applied) and its canonical JSON, its cases.jsonl line.
-Finished = tuple[dict, bytes]
 
 
 @dataclass(slots=True)

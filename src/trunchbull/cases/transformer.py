@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable
 
 import orjson
 
-from trunchbull.cases.fields import CaseDraft, Finished, Where, check_case
+from trunchbull.cases.fields import CaseDraft, Where, check_case
 from trunchbull.cases.transformer_runs import MAX_CASES, Limits, OutputReader, RunOutput, SourceFile, run_both, run_one
 from trunchbull.diagnostics import Diagnostic, UsageError
 from trunchbull.ids import authoring_id_problem, json_type, source_name_problem
@@ -27,7 +27,7 @@ from trunchbull.paths import MODULE_SUFFIXES, rel_posix, resolve_inside
 if TYPE_CHECKING:
     from trunchbull.evals import CompiledEval, EvalCompiler
 
-Finish = Callable[[CaseDraft], "Finished | None"]  # a checked case, compiled
+Finish = Callable[[CaseDraft], None]  # compiles a checked case into the eval
 
 TRANSFORMER_KEYS = ("transformer", "sources")
 MIB = 1024 * 1024
@@ -79,17 +79,17 @@ def prepare_transformer(compiler: "EvalCompiler", spec: dict, where: Where) -> "
 
 
 def expand_transformer(compiler: "EvalCompiler", spec: dict, where: Where, result: "CompiledEval",
-                       finish: Finish) -> list[tuple[Finished | None, Where]] | None:
-    """The transformer's cases, each finished by `finish` (see EvalCompiler._cases)."""
+                       finish: Finish) -> bool:
+    """Hand the transformer's cases to `finish`; False when it failed (see EvalCompiler._cases)."""
     run = prepare_transformer(compiler, spec, where)
     if run is None:
-        return None
+        return False
     sources = run.sources
     result.transformer_sources.update((s.rel, {"bytes": s.size, "sha256": s.sha256}) for s in sources)
-    cases = run.execute(finish)
-    if cases is not None:
+    ok = run.execute(finish)
+    if ok:
         result.data_files.extend([*run.module_inputs, *(s.rel for s in sources)])
-    return cases
+    return ok
 
 
 class _TemporaryPath(tempfile.TemporaryDirectory):
@@ -261,16 +261,15 @@ class TransformerRun:
         self.sources = sources
         self.where = where
         self.module_inputs: list[str] = [module]
-        # Run 1's streamed cases, checked and finished as they arrive; their
-        # problems are held back until the two runs are known to agree.
+        # Run 1's streamed cases are checked and finished as they arrive;
+        # their problems are held back until the two runs are known to agree.
         self._finish: Finish | None = None
-        self._finished: list[tuple[Finished | None, Where]] = []
         self._held: list[tuple] = []
 
     def error(self, code: str, message: str, hint: str | None = None, path: str = "") -> None:
         self.compiler.problem(Where(self.module, path=path), code, message, hint)
 
-    def execute(self, finish: Finish) -> list[tuple[Finished | None, Where]] | None:
+    def execute(self, finish: Finish) -> bool:
         """Both runs, concurrently, then the comparison and validation; or, when
         the two runs were made by separate processes (steps transform-run), only
         the comparison and validation of their records."""
@@ -279,11 +278,11 @@ class TransformerRun:
         if self.compiler.transform_runs is not None:
             outputs = self._streaming(lambda: [self._from_record(record, i)
                                                for i, record in enumerate(self.compiler.transform_runs)])
-            return None if None in outputs else self._analyze(outputs, run_limits)
+            return None not in outputs and self._analyze(outputs, run_limits)
         with self._workspace() as tmp:
             bundle = self._bundle(tmp / "bundle")
             if bundle is None:
-                return None
+                return False
             outputs = self._streaming(lambda: run_both(tmp, bundle, self.sources, self.compiler.install_dir,
                                                        run_limits, self._check_streamed))
         return self._analyze(outputs, run_limits)
@@ -305,14 +304,14 @@ class TransformerRun:
                         "diagnostics": [d.to_json() for d in self.compiler.diags.items]}, b""
             run = run_one(index, tmp, bundle, self.sources, self.compiler.install_dir, limits())
         return {"variant": index, "bundled": True, "moduleInputs": self.module_inputs, "returncode": run.returncode,
-                "timedOut": run.timed_out, "stderr": run.stderr[-20_000:]}, run.stdout
+                "timedOut": run.timed_out, "complete": run.complete, "stderr": run.stderr[-20_000:]}, run.stdout
 
     def _from_record(self, record: dict, index: int) -> RunOutput | None:
         self.module_inputs = record["moduleInputs"]
         if not record["bundled"]:
             self.compiler.diags.extend(Diagnostic.from_json(d) for d in record["diagnostics"])
             return None
-        sandbox = SandboxResult(record["returncode"], b"", record["stderr"], record["timedOut"])
+        sandbox = SandboxResult(record["returncode"], b"", record["stderr"], record["timedOut"], record["complete"])
         reader = OutputReader(self._check_streamed if index == 0 else None)
         return reader.read_all(record["stdout"], sandbox)
 
@@ -320,7 +319,7 @@ class TransformerRun:
         source = {"module": self.compiler.report.path, "transformer": self.module, "index": index}
         draft = check_case(value, Where(self.module, path=f"result[{index}]"), source, self.compiler._report)
         if draft:
-            self._finished.append((self._finish(draft), draft.where))
+            self._finish(draft)
 
     def _workspace(self):
         parent = self.compiler.install_dir / "transform-runs" if self.compiler.install_dir else None
@@ -377,7 +376,8 @@ class TransformerRun:
                     "(limit: case count)", "split the data across several releases")
         return ("transformer-error", f"transform threw {response.get('error')}", "transform must return an array of cases")
 
-    def _analyze(self, outputs: list[RunOutput], limits: Limits) -> list[tuple[Finished | None, Where]] | None:
+    def _analyze(self, outputs: list[RunOutput], limits: Limits) -> bool:
+        """Whether the runs agree and produced cases (the finished cases stand)."""
         responses = [o.response for o in outputs]
         name = next((r.get("name") for r in responses if r and isinstance(r.get("name"), str)), None)
         who = f"transformer {name!r} ({self.module})" if name else f"transformer {self.module}"
@@ -392,11 +392,11 @@ class TransformerRun:
             if len(failures) == 1:
                 message += f" (in run {i + 1} only: the other run succeeded, so the transformer is also not deterministic)"
             self.error(code, f"{who}: {message}", hint)
-            return None
+            return False
         if name is None or authoring_id_problem(name):
             self.error("transformer-name", f"{who}: the transformer name {authoring_id_problem(name)}",
                        "name is an authoring ID, e.g. name: \"trivia\"")
-            return None
+            return False
         first, second = outputs
         # Equal hashes of the streamed case lines (the usual case) need no
         # second parse and no canonical comparison.
@@ -404,16 +404,18 @@ class TransformerRun:
             a, b = self._result(first), self._result(second)
             if _canonical(a) != _canonical(b):
                 self._nondeterministic(who, a, b)
-                return None
+                return False
         if not first.streamed:
             drafts = self._validate(who, first.response["result"])
-            return None if drafts is None else [(self._finish(draft), draft.where) for draft in drafts]
+            for draft in drafts or ():
+                self._finish(draft)
+            return drafts is not None
         if not first.response["count"]:
             self.error("cases-empty", f"{who}: transform returned no cases", "return at least one case", path="result")
-            return None
+            return False
         for problem in self._held:
             self.compiler.problem(*problem)
-        return self._finished
+        return True
 
     @staticmethod
     def _result(output: RunOutput) -> dict:

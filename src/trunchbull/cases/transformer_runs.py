@@ -14,13 +14,13 @@ import io
 import os
 import shutil
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
 import orjson
 
-from trunchbull.node import JS_DIR, Running, SandboxResult, Toolchain, run_sandboxed, stream_sandboxed, toolchain
+from trunchbull.node import JS_DIR, Running, SandboxResult, Toolchain, stream_sandboxed, toolchain
 
 MAX_CASES = 25_000
 
@@ -96,6 +96,12 @@ class OutputReader:
         """The caller asked a holding run for its lines: they and a second trailer follow."""
         self.expected, self.trailer = self.response["count"], None
 
+    @property
+    def complete(self) -> bool:
+        """A streamed response has ended with its trailer (and, in digest
+        mode, the caller has decided whether to ask for the lines)."""
+        return self.streamed and self.trailer is not None and not self.expected and not self.malformed
+
     def feed(self, line: bytes) -> None:
         if self.malformed:
             return
@@ -133,7 +139,7 @@ class OutputReader:
 
     def output(self, sandbox: SandboxResult) -> RunOutput:
         response = self.response
-        if sandbox.timed_out or sandbox.returncode != 0 or self.malformed:
+        if sandbox.timed_out or (sandbox.returncode != 0 and not sandbox.complete) or self.malformed:
             response = None
         elif self.streamed:
             if self.trailer is None or self.expected or not isinstance(self.trailer.get("sha256"), str):
@@ -207,18 +213,19 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
     # The deadline is for the transformer's own work: time spent waiting on
     # this process (run 1 streaming at the pace of the checks, run 2 waiting
     # for run 1) restarts it rather than counting against it.
-    def on_first_line(line: bytes) -> None:
+    def on_first_line(line: bytes) -> bool:
         reader = readers[0]
         before = reader.response
         reader.feed(line)
         if before is None and reader.streamed:
             running[0].start_deadline()
+        return reader.complete
 
-    def on_second_line(line: bytes) -> None:
+    def on_second_line(line: bytes) -> bool:
         reader = readers[1]
         reader.feed(line)
         if not reader.holding:
-            return
+            return reader.complete
         running[1].stop_deadline()
         first_done.wait()  # run 2 usually reports first: run 1 streams to a busier reader
         one = first[0] if first else None
@@ -232,6 +239,7 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
             stdin.close()
         except OSError:  # it ended meanwhile; its output says how
             pass
+        return reader.complete
 
     def run(index: int) -> None:
         try:
@@ -260,9 +268,19 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
 
 def run_one(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Path | None,
             limits: Limits) -> SandboxResult:
-    """Run `index` alone, its whole output collected (for a separate expand step)."""
+    """Run `index` alone, its whole output collected (for a separate expand
+    step); like run_both, it is over once its response is complete."""
     tc = toolchain()
     launch = _prepare(index, tmp, bundle, sources, install_dir, tc)
-    return run_sandboxed(JS_DIR / "transform.mjs", launch.args, read_paths=launch.read_paths,
-                         timeout=limits.deadline_s, tc=tc, env=launch.env, cwd=launch.cwd,
-                         memory_mb=limits.memory_mb, umask=launch.umask)
+    reader = OutputReader(on_case=lambda index, value: None)  # only to know when the response is complete
+    lines: list[bytes] = []
+
+    def on_line(line: bytes) -> bool:
+        lines.append(line)
+        reader.feed(line)
+        return reader.complete
+
+    result = stream_sandboxed(JS_DIR / "transform.mjs", launch.args, on_line, read_paths=launch.read_paths,
+                              timeout=limits.deadline_s, tc=tc, env=launch.env, cwd=launch.cwd,
+                              memory_mb=limits.memory_mb, umask=launch.umask)
+    return replace(result, stdout=b"".join(lines))
