@@ -118,50 +118,63 @@ function pump(next, done) {
   done();
 }
 
+// The case lines, about 1 MiB at a time, each chunk encoded once for both
+// the hash and the pipe; null at the end.
+function lineChunks(cases, hash) {
+  let i = 0;
+  return () => {
+    if (i >= cases.length) return null;
+    let chunk = "";
+    while (i < cases.length && chunk.length < STREAM_CHUNK) chunk += stringify(cases[i++]) + "\n";
+    const bytes = Buffer.from(chunk, "utf8");
+    hash.update(bytes);
+    return bytes;
+  };
+}
+
+function trailer(hash) {
+  const end = { end: true, sha256: hash.digest("hex") };
+  if (violations.length) end.violation = violations[0];
+  return stringify(end) + "\n";
+}
+
+const exit = () => process.exit(0);
+
+// Writes the case lines and then their trailer, and exits.
+function sendLines(cases) {
+  const hash = createHash("sha256");
+  pump(lineChunks(cases, hash), () => writeOut(trailer(hash), exit));
+}
+
 // The streamed response: header, case lines (or, in digest mode, none yet),
 // trailer.
 function streamCases(name, cases) {
   if (violations.length) return finish({ name });
   const send = request.send === "digest" ? "digest" : "lines";
   writeOut("\n" + stringify({ ok: true, name, count: cases.length, stream: send }) + "\n");
+  if (send === "lines") return sendLines(cases);
+  // Digest mode: the lines are hashed, not kept (58 MiB at the case limit);
+  // asked for, they are made again from the same cases.
   const hash = createHash("sha256");
-  let i = 0;
-  const nextChunk = () => {
-    if (i >= cases.length) return null;
-    let chunk = "";
-    while (i < cases.length && chunk.length < STREAM_CHUNK) chunk += stringify(cases[i++]) + "\n";
-    const bytes = Buffer.from(chunk, "utf8"); // encoded once, for both the hash and the pipe
-    hash.update(bytes);
-    return bytes;
-  };
-  const trailer = () => {
-    const end = { end: true, sha256: hash.digest("hex") };
-    if (violations.length) end.violation = violations[0];
-    return stringify(end) + "\n";
-  };
-  const exit = () => process.exit(0);
-  if (send === "lines") return pump(nextChunk, () => writeOut(trailer(), exit));
-  const held = [];
-  for (let chunk = nextChunk(); chunk !== null; chunk = nextChunk()) held.push(chunk);
-  const end = trailer();
-  if (!held.length) return void writeOut(end, exit);
-  writeOut(end);
-  answerRequests(held, end);
+  const next = lineChunks(cases, hash);
+  while (next() !== null);
+  if (!cases.length) return void writeOut(trailer(hash), exit);
+  writeOut(trailer(hash));
+  answerRequest(cases);
 }
 
-// Digest mode: the held lines and the trailer again on request ("lines");
-// exit at the end of input. The request is read blocking, so that work the
-// user code left pending cannot run (and hold up the answer) meanwhile.
-function answerRequests(held, trailer) {
+// Digest mode: the lines and their trailer on request ("lines"); exit at the
+// end of input. The request is read blocking, so that work the user code left
+// pending cannot run (and hold up the answer) meanwhile.
+function answerRequest(cases) {
   const buffer = Buffer.alloc(64);
   let input = "";
   while (!input.includes("\n")) {
     const n = readSync(0, buffer, 0, buffer.length, null);
-    if (n === 0) return process.exit(0);
+    if (n === 0) return exit();
     input += buffer.toString("latin1", 0, n);
   }
-  let k = 0;
-  pump(() => (k < held.length ? held[k++] : null), () => writeOut(trailer, () => process.exit(0)));
+  sendLines(cases);
 }
 
 function errorText(err) {
