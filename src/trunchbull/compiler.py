@@ -22,7 +22,7 @@ from trunchbull.evals import CompiledEval, EvalCompiler
 from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
 from trunchbull.node import NodeHelper, cache_root, toolchain
 from trunchbull.paths import rel_posix, resolve_inside
-from trunchbull.release import CASES, FORMAT, ReleaseFiles, sha256_hex
+from trunchbull.release import CASES, FORMAT, BackgroundSha256, ReleaseFiles, sha256_hex
 from trunchbull.locate import find_key
 from trunchbull.tools import CompiledTool, compile_tool_module
 
@@ -193,6 +193,8 @@ def assemble(config: BenchmarkConfig, entries: Entrypoints, deps: Dependencies |
             diags.error("eval-no-default", "the eval module has no default export", file=expansion.path, hint=hint)
         elif expansion.eval:
             evals.append(expansion.eval)
+    cases_jsonl = b"".join([ev.cases_jsonl() for ev in evals])  # one eval: its buffer as it is
+    cases_sha256 = BackgroundSha256(cases_jsonl)  # tens of MiB: hashed while the release-wide checks run
     tools: list[CompiledTool] = []
     for report in reports:
         if report.kind == "tool" and report.ok:
@@ -200,7 +202,7 @@ def assemble(config: BenchmarkConfig, entries: Entrypoints, deps: Dependencies |
     check_release(evals, tools, config, diags)
     if diags.has_errors():
         return None, evals
-    return freeze(config, evals, tools, reports, deps, diags), evals
+    return freeze(config, evals, tools, reports, deps, diags, cases_jsonl, cases_sha256), evals
 
 
 _MISSING_PACKAGE = re.compile(r"Cannot find (?:package|module) '([^']+)' imported from \S+")
@@ -290,7 +292,8 @@ def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: 
 
 
 def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[CompiledTool],
-           reports: list[ModuleReport], deps: Dependencies | None, diags: Diagnostics) -> ReleaseFiles:
+           reports: list[ModuleReport], deps: Dependencies | None, diags: Diagnostics,
+           cases_jsonl: bytes, cases_sha256: BackgroundSha256) -> ReleaseFiles:
     by_path = {r.path: r for r in reports}
     payload: dict[str, bytes] = {}
 
@@ -309,7 +312,7 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
                              "caseCount": len(ev.cases), "evaluatorKinds": sorted(kinds), "bundle": bundle})
     tool_entries = [{"name": t.name, "description": t.description, "inputSchema": t.input_schema, "module": t.module,
                      "bundle": add_bundle(t.module)} for t in tools]
-    payload[CASES] = b"".join([ev.cases_jsonl() for ev in evals])  # one eval: its buffer as it is
+    payload[CASES] = cases_jsonl
     dependencies = None
     if deps:
         names = {p.name: p for p in deps.files()}
@@ -335,7 +338,7 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
         "dependencies": dependencies,
         "warnings": [d.render() for d in diags.sorted() if d.severity == "warning"],
     }
-    return ReleaseFiles.assemble(manifest, payload)
+    return ReleaseFiles.assemble(manifest, payload, hashing={CASES: cases_sha256})
 
 
 def _inputs(config: BenchmarkConfig, evals: list[CompiledEval], reports: list[ModuleReport],

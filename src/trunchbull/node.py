@@ -115,10 +115,12 @@ class NodeHelper:
     One long-lived process per compile, answering one JSON line per request."""
 
     def __init__(self, tc: Toolchain):
+        # V8's code cache for esbuild's and Babel's JavaScript: ~20 ms less
+        # start-up (trusted code only; sandboxed processes may not write it).
+        env = {**tc.base_env(), "NODE_COMPILE_CACHE": str(cache_root() / "node-compile-cache")}
         self._proc = subprocess.Popen(
             [str(tc.node), str(JS_DIR / "helper.mjs")],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=tc.base_env(),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
         )
         self._lock = threading.Lock()
 
@@ -137,13 +139,12 @@ class NodeHelper:
         return response
 
     def close(self) -> None:
+        """End of input stops the helper. Its exit (esbuild's service too) is
+        waited for in the background: every answer is already in."""
         if self._proc.poll() is None:
             assert self._proc.stdin
             self._proc.stdin.close()
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
+            threading.Thread(target=_reap, args=(self._proc, 10), daemon=True).start()
 
     def __enter__(self) -> "NodeHelper":
         return self
@@ -284,6 +285,14 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
         return SandboxResult(None, b"", "", False, complete=True)
     stderr = b"".join(stderr_chunks).decode(errors="replace")
     return SandboxResult(None if timed_out.is_set() else proc.returncode, b"", stderr, timed_out.is_set())
+
+
+def _reap(proc: subprocess.Popen, timeout: float) -> None:
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -10,6 +10,7 @@ import shutil
 import stat
 import tarfile
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,20 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+class BackgroundSha256:
+    """sha256_hex of a large byte string, computed on another thread while
+    the caller goes on (hashlib releases the GIL)."""
+
+    def __init__(self, data: bytes):
+        self._digest: list[str] = []
+        self._thread = threading.Thread(target=lambda: self._digest.append(sha256_hex(data)), daemon=True)
+        self._thread.start()
+
+    def hexdigest(self) -> str:
+        self._thread.join()
+        return self._digest[0]
+
+
 def compute_digest(manifest: dict) -> str:
     """Over every payload file (name and sha256, sorted) and the manifest
     itself without its digest field, so titles and tool schemas are covered."""
@@ -53,8 +68,11 @@ class ReleaseFiles:
     files: dict[str, bytes]
 
     @classmethod
-    def assemble(cls, manifest: dict, payload: dict[str, bytes]) -> "ReleaseFiles":
-        hashes = {name: sha256_hex(data) for name, data in payload.items()}
+    def assemble(cls, manifest: dict, payload: dict[str, bytes],
+                 hashing: dict[str, BackgroundSha256] | None = None) -> "ReleaseFiles":
+        """`hashing`: payload files whose sha256 is already being computed."""
+        hashing = hashing or {}
+        hashes = {name: hashing[name].hexdigest() if name in hashing else sha256_hex(data) for name, data in payload.items()}
         manifest = dict(manifest, files=hashes)
         manifest["digest"] = compute_digest(manifest)
         return cls({**payload, MANIFEST: canonical_json(manifest) + b"\n"})
