@@ -254,15 +254,15 @@ def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: 
             first_eval[ev.id] = ev
     first_case: dict[str, Where] = {}
     for ev in evals:
-        for case, where in zip(ev.cases, ev.case_wheres):
-            if case["id"] in first_case:
-                other = first_case[case["id"]]
+        for case_id, where in zip(ev.case_ids, ev.case_wheres):
+            if case_id in first_case:
+                other = first_case[case_id]
                 other_at = ":".join(str(x) for x in (other.file, other.line) if x)
-                diags.error("duplicate-case-id", f"{where.label()}case id {case['id']!r} is also defined at {other_at}"
+                diags.error("duplicate-case-id", f"{where.label()}case id {case_id!r} is also defined at {other_at}"
                             + (f" ({other.path})" if other.path else ""), file=where.file, line=where.line, col=where.col,
                             hint="case IDs are release-global and never prefixed: prefix them yourself, e.g. <eval>.<case>")
             else:
-                first_case[case["id"]] = where
+                first_case[case_id] = where
     first_tool: dict[str, CompiledTool] = {}
     for tool in tools:
         if tool.name in first_tool:
@@ -279,13 +279,13 @@ def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: 
                             file=ev.module, line=ev.where.line, col=ev.where.col,
                             hint=f"known tools: {', '.join(known) or 'none'}")
         eval_tools = set(ev.tools or [])
-        for case, where in zip(ev.cases, ev.case_wheres):
-            for name in case["tools"]:
+        for case_id, case_tools, where in zip(ev.case_ids, ev.case_tools, ev.case_wheres):
+            for name in case_tools:
                 if name not in first_tool and name not in eval_tools:
-                    diags.error("unknown-tool", f"{where.label()}case {case['id']!r} requests tool {name!r}, which no tool module defines",
+                    diags.error("unknown-tool", f"{where.label()}case {case_id!r} requests tool {name!r}, which no tool module defines",
                                 file=where.file, line=where.line, col=where.col, hint=f"known tools: {', '.join(known) or 'none'}")
     check_total_sources(evals, diags)
-    total = sum(len(ev.cases) for ev in evals)
+    total = sum(len(ev.case_ids) for ev in evals)
     if total > MAX_CASES:
         diags.error("too-many-cases", f"the release has {total:,} cases; the limit is {MAX_CASES:,}",
                     file=config.config_file, hint="split the benchmark into several releases")
@@ -307,9 +307,8 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
     eval_entries = []
     for ev in evals:
         bundle = add_bundle(ev.module) if ev.custom else None
-        kinds = {case["evaluate"]["kind"] for case in ev.cases}
         eval_entries.append({"id": ev.id, "title": ev.title, "description": ev.description, "module": ev.module,
-                             "caseCount": len(ev.cases), "evaluatorKinds": sorted(kinds), "bundle": bundle})
+                             "caseCount": len(ev.case_ids), "evaluatorKinds": sorted(ev.evaluator_kinds), "bundle": bundle})
     tool_entries = [{"name": t.name, "description": t.description, "inputSchema": t.input_schema, "module": t.module,
                      "bundle": add_bundle(t.module)} for t in tools]
     payload[CASES] = cases_jsonl
@@ -329,7 +328,7 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
         "protocolVersion": 1,
         "title": config.title,
         "version": config.version,
-        "counts": {"evals": len(evals), "cases": sum(len(ev.cases) for ev in evals), "tools": len(tools),
+        "counts": {"evals": len(evals), "cases": sum(len(ev.case_ids) for ev in evals), "tools": len(tools),
                    "modules": sum(1 for n in payload if n.startswith("modules/"))},
         "evals": eval_entries,
         "tools": tool_entries,

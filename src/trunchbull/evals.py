@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import orjson
+
 from trunchbull.cases.csv_cases import read_csv_cases
 from trunchbull.cases.fields import CaseDraft, Where, check_case, check_optional_text, check_tool_list
 from trunchbull.cases.inline import read_inline
@@ -29,58 +31,63 @@ _CASE_EVALUATE_FN = re.compile(r"cases\[\d+\]\.evaluate")
 
 @dataclass
 class CompiledEval:
+    """An eval's compiled cases, kept as their cases.jsonl lines plus the few
+    facts the release-wide checks need. The case objects themselves are
+    dropped as soon as their line is made: holding 25,000 of them (a
+    transformer's 50 MiB of prompts) would only cost memory and time."""
     id: str
     module: str
     title: str | None
     description: str | None
     custom: bool  # evaluate is a module-level function
-    cases: list[dict] = field(default_factory=list)  # compiled cases, as written to cases.jsonl
-    case_wheres: list[Where] = field(default_factory=list)  # where each case was authored
     where: Where | None = None
     tools: list[str] | None = None
     data_files: list[str] = field(default_factory=list)  # root-relative files read
     transformer_sources: dict[str, dict] = field(default_factory=dict)  # root-relative path → {bytes, sha256}
-    # The cases' cases.jsonl lines, written as each case is compiled (a
-    # transformer's while its runs still stream); not part of to_json.
-    # One growing buffer: 25,000 separate lines would cost a join, and holding
-    # orjson's own output buffers is slow (allocator reuse).
+    case_ids: list[str] = field(default_factory=list)
+    case_tools: list[list[str]] = field(default_factory=list)  # the tools each case may call
+    case_wheres: list[Where] = field(default_factory=list)  # where each case was authored
+    evaluator_kinds: set[str] = field(default_factory=set)
+    # The lines, written as each case is compiled (a transformer's while its
+    # runs still stream): one growing buffer, not 25,000 separate lines to join.
     _jsonl: io.BytesIO = field(default_factory=io.BytesIO, repr=False, compare=False)
-    _jsonl_cases: int = field(default=0, repr=False, compare=False)
 
-    def add_case(self, case: dict, line: bytes, where: Where) -> None:
-        """A compiled case, its cases.jsonl line and where it was authored."""
-        self.cases.append(case)
+    def add_case(self, case: dict, where: Where) -> None:
+        """A compiled case (inheritance applied) and where it was authored."""
+        self.case_ids.append(case["id"])
+        self.case_tools.append(case["tools"])
         self.case_wheres.append(where)
-        self._jsonl.write(line)
-        self._jsonl_cases += 1
+        self.evaluator_kinds.add(case["evaluate"]["kind"])
+        self._jsonl.write(canonical_line(case))
 
     def cases_jsonl(self) -> bytes:
-        """The cases' lines of cases.jsonl (made here for cases read back by from_json)."""
-        if self._jsonl_cases != len(self.cases):
-            self._jsonl = io.BytesIO()
-            for case in self.cases:
-                self._jsonl.write(canonical_line(case))
-            self._jsonl_cases = len(self.cases)
+        """The cases' lines of cases.jsonl."""
         return self._jsonl.getvalue()  # the buffer itself, not a copy
 
+    def cases(self) -> list[dict]:
+        """The compiled cases, read back from their lines."""
+        return [orjson.loads(line) for line in self.cases_jsonl().split(b"\n")[:-1]]
+
     def drop_cases(self) -> None:
-        self.cases, self.case_wheres = [], []
-        self._jsonl, self._jsonl_cases = io.BytesIO(), 0
+        self.case_ids, self.case_tools, self.case_wheres, self.evaluator_kinds = [], [], [], set()
+        self._jsonl = io.BytesIO()
 
     def to_json(self) -> dict:
         return {"id": self.id, "module": self.module, "title": self.title, "description": self.description,
                 "custom": self.custom, "tools": self.tools, "dataFiles": self.data_files,
                 "transformerSources": self.transformer_sources,
                 "where": self.where.to_json() if self.where else None,
-                "cases": self.cases, "caseWheres": [w.to_json() for w in self.case_wheres]}
+                "cases": self.cases(), "caseWheres": [w.to_json() for w in self.case_wheres]}
 
     @classmethod
     def from_json(cls, data: dict) -> "CompiledEval":
-        return cls(id=data["id"], module=data["module"], title=data["title"], description=data["description"],
-                   custom=data["custom"], tools=data["tools"], data_files=data["dataFiles"],
-                   transformer_sources=data["transformerSources"],
-                   where=Where.from_json(data["where"]) if data["where"] else None,
-                   cases=data["cases"], case_wheres=[Where.from_json(w) for w in data["caseWheres"]])
+        compiled = cls(id=data["id"], module=data["module"], title=data["title"], description=data["description"],
+                       custom=data["custom"], tools=data["tools"], data_files=data["dataFiles"],
+                       transformer_sources=data["transformerSources"],
+                       where=Where.from_json(data["where"]) if data["where"] else None)
+        for case, where in zip(data["cases"], data["caseWheres"]):
+            compiled.add_case(case, Where.from_json(where))
+        return compiled
 
 
 class EvalCompiler:
@@ -185,7 +192,7 @@ class EvalCompiler:
         def finish(draft: CaseDraft) -> None:  # called as each case is checked, so lines are made while Node streams
             case = self._inherit(draft, value, result, system_prompt, eval_spec, single)
             if case:
-                result.add_case(case, canonical_line(case), draft.where)
+                result.add_case(case, draft.where)
 
         if not self._cases(value, here, result, finish):
             result.drop_cases()

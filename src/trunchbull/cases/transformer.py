@@ -312,7 +312,7 @@ class TransformerRun:
             self.compiler.diags.extend(Diagnostic.from_json(d) for d in record["diagnostics"])
             return None
         sandbox = SandboxResult(record["returncode"], b"", record["stderr"], record["timedOut"], record["complete"])
-        reader = OutputReader(self._check_streamed if index == 0 else None)
+        reader = OutputReader(self._check_streamed if index == 0 else None, keep_lines=True)
         return reader.read_all(record["stdout"], sandbox)
 
     def _check_streamed(self, index: int, value: object) -> None:

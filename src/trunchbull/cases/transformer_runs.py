@@ -3,10 +3,11 @@
 their output protocol.
 
 Both runs start together. Run 1 streams its cases, which are parsed and
-handed to the caller line by line while Node still writes them. Run 2 only
-reports the sha256 of its case lines and holds them back: when the digests
-agree (a deterministic transformer) that is all the comparison needs, and
-otherwise run 2 is asked for its lines to find the first difference."""
+handed to the caller line by line while Node still writes them (and then
+dropped: the compiled cases are what is kept). Run 2 only reports the sha256
+of its case lines. After its trailer each run waits for the caller: when the
+digests agree (a deterministic transformer) that is all the comparison needs,
+and otherwise both are asked for their lines to find the first difference."""
 
 from __future__ import annotations
 
@@ -59,28 +60,31 @@ class RunOutput:
     response: dict | None
     streamed: bool = False
     digest: str | None = None  # the run's sha256 over its case lines
-    values: list = field(default_factory=list)  # parsed cases (a run read with on_case)
-    lines: list[bytes] = field(default_factory=list)  # raw case lines (a run read without)
+    lines: list[bytes] = field(default_factory=list)  # raw case lines, when kept
 
     def cases(self) -> list:
-        """The streamed cases as JSON values."""
-        return self.values if self.values or not self.lines else [orjson.loads(line) for line in self.lines]
+        """The streamed cases as JSON values (from the kept lines)."""
+        return [orjson.loads(line) for line in self.lines]
 
 
 class OutputReader:
     """Reads one run's stdout (see js/transform.mjs), a line at a time:
     either one response line, or a header, the case lines (when sent) and a
-    trailer. With `on_case`, each case is parsed and handed over as it
-    arrives; without, case lines are kept raw."""
+    trailer, after which the run holds on until the caller decides whether it
+    needs the lines (again). With `on_case`, each case of the first round is
+    parsed and handed over as it arrives and not kept (unless `keep_lines`);
+    otherwise case lines are kept raw."""
 
-    def __init__(self, on_case: OnCase | None = None):
+    def __init__(self, on_case: OnCase | None = None, keep_lines: bool = False):
         self.on_case = on_case
+        self.keep_lines = keep_lines or on_case is None
         self.response: dict | None = None
         self.trailer: dict | None = None
-        self.values: list = []
+        self.cases_seen = 0
         self.lines: list[bytes] = []
         self.expected = 0  # case lines still to come
         self.malformed = False
+        self.decided = False  # the caller asked for the lines, or let the run go
 
     @property
     def streamed(self) -> bool:
@@ -88,19 +92,24 @@ class OutputReader:
 
     @property
     def holding(self) -> bool:
-        """A digest-mode run that has reported its digest and holds its lines."""
-        return self.streamed and self.trailer is not None and not self.values and not self.lines \
-            and self.response["stream"] == "digest" and self.response["count"] > 0
+        """The run has reported its digest and waits for the caller's decision."""
+        return self.streamed and self.trailer is not None and not self.decided and self.response["count"] > 0
 
     def ask_for_lines(self) -> None:
-        """The caller asked a holding run for its lines: they and a second trailer follow."""
+        """The caller asked a holding run for its lines: they (kept raw) and a second trailer follow."""
+        self.decided, self.keep_lines, self.on_case = True, True, None
+        self.lines = []
         self.expected, self.trailer = self.response["count"], None
+
+    def let_go(self) -> None:
+        """The caller needs nothing more from a holding run."""
+        self.decided = True
 
     @property
     def complete(self) -> bool:
-        """A streamed response has ended with its trailer (and, in digest
-        mode, the caller has decided whether to ask for the lines)."""
-        return self.streamed and self.trailer is not None and not self.expected and not self.malformed
+        """A streamed response has ended with its trailer and the caller's decision."""
+        return self.streamed and self.trailer is not None and not self.expected and not self.malformed \
+            and (self.decided or self.response["count"] == 0)
 
     def feed(self, line: bytes) -> None:
         if self.malformed:
@@ -112,16 +121,16 @@ class OutputReader:
                 self.expected = count if self.response["stream"] == "lines" and isinstance(count, int) else 0
         elif self.expected:
             self.expected -= 1
-            if not self.on_case:
+            if self.keep_lines:
                 self.lines.append(line)
-                return
-            try:
-                value = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                self.malformed = True
-                return
-            self.on_case(len(self.values), value)
-            self.values.append(value)
+            if self.on_case:
+                try:
+                    value = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    self.malformed = True
+                    return
+                self.on_case(self.cases_seen, value)
+                self.cases_seen += 1
         elif self.streamed and self.trailer is None:
             self.trailer = self._object(line, "end")
         else:
@@ -147,14 +156,14 @@ class OutputReader:
             elif self.trailer.get("violation"):
                 response = {"ok": False, "stage": "sandbox", "error": self.trailer["violation"], "name": response.get("name")}
         streamed = response is not None and self.streamed
-        return RunOutput(sandbox, response, streamed, self.trailer["sha256"] if streamed else None,
-                         self.values, self.lines)
+        return RunOutput(sandbox, response, streamed, self.trailer["sha256"] if streamed else None, self.lines)
 
     def read_all(self, stdout: bytes, sandbox: SandboxResult) -> RunOutput:
         """Read a finished run's whole stdout (a run made by another process)."""
         for line in io.BytesIO(stdout):
             if not line.isspace():
                 self.feed(line)
+        self.decided = True
         return self.output(sandbox)
 
 
@@ -200,40 +209,47 @@ def _prepare(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], ins
 
 def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Path | None, limits: Limits,
              on_case: OnCase) -> list[RunOutput]:
-    """Both runs at once; run 1's cases go to `on_case` as they arrive, and
-    run 2 sends its own only when its digest differs from run 1's."""
+    """Both runs at once. Run 1's cases go to `on_case` as they arrive and
+    are not kept; run 2 only reports the digest of its lines. After its
+    trailer each run holds on until the other has reported: its lines are
+    asked for (again) only when a comparison needs them."""
     tc = toolchain()
     readers = [OutputReader(on_case), OutputReader()]
     results: list[SandboxResult | None] = [None, None]
     failed: list[BaseException] = []
-    first_done = threading.Event()
-    first: list[RunOutput] = []
     running: list[Running | None] = [None, None]
+    # What each run reported: its digest (holding) or, once ended, its output.
+    reports: list[str | RunOutput | None] = [None, None]
+    reported = [threading.Event(), threading.Event()]
+
+    def needs_lines(index: int) -> bool:
+        """Whether run `index`'s lines are needed to compare it with the other run."""
+        other = reports[1 - index]
+        if isinstance(other, str):
+            return other != readers[index].trailer["sha256"]
+        return other is not None and other.response is not None and other.response.get("ok") is True
 
     # The deadline is for the transformer's own work: time spent waiting on
-    # this process (run 1 streaming at the pace of the checks, run 2 waiting
-    # for run 1) restarts it rather than counting against it.
-    def on_first_line(line: bytes) -> bool:
-        reader = readers[0]
+    # this process (streaming at the pace of the checks, waiting for the other
+    # run) restarts it rather than counting against it.
+    def on_line(index: int, line: bytes) -> bool:
+        reader = readers[index]
         before = reader.response
         reader.feed(line)
         if before is None and reader.streamed:
-            running[0].start_deadline()
-        return reader.complete
-
-    def on_second_line(line: bytes) -> bool:
-        reader = readers[1]
-        reader.feed(line)
+            running[index].start_deadline()
         if not reader.holding:
             return reader.complete
-        running[1].stop_deadline()
-        first_done.wait()  # run 2 usually reports first: run 1 streams to a busier reader
-        one = first[0] if first else None
-        running[1].start_deadline()
-        stdin = running[1].proc.stdin
+        running[index].stop_deadline()
+        reports[index] = reader.trailer["sha256"]
+        reported[index].set()
+        reported[1 - index].wait()
+        running[index].start_deadline()
+        ask = needs_lines(index)
+        reader.ask_for_lines() if ask else reader.let_go()
+        stdin = running[index].proc.stdin
         try:
-            if one and one.response and one.response.get("ok") and not (one.streamed and one.digest == reader.trailer["sha256"]):
-                reader.ask_for_lines()
+            if ask:
                 stdin.write(b"lines\n")
                 stdin.flush()
             stdin.close()
@@ -245,25 +261,24 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
         try:
             launch = _prepare(index, tmp, bundle, sources, install_dir, tc, "lines" if index == 0 else "digest")
             results[index] = stream_sandboxed(
-                JS_DIR / "transform.mjs", launch.args, on_second_line if index else on_first_line,
+                JS_DIR / "transform.mjs", launch.args, lambda line: on_line(index, line),
                 read_paths=launch.read_paths, timeout=limits.deadline_s, tc=tc, env=launch.env, cwd=launch.cwd,
-                memory_mb=limits.memory_mb, umask=launch.umask, stdin_pipe=index == 1,
+                memory_mb=limits.memory_mb, umask=launch.umask, stdin_pipe=True,
                 on_spawn=lambda handle: running.__setitem__(index, handle))
+            if reports[index] is None:
+                reports[index] = readers[index].output(results[index])
         except BaseException as err:  # re-raised in the calling thread
             failed.append(err)
+        finally:
+            reported[index].set()
 
     second = threading.Thread(target=run, args=(1,))
     second.start()
-    try:
-        run(0)
-        if results[0] is not None:
-            first.append(readers[0].output(results[0]))
-    finally:
-        first_done.set()
+    run(0)
     second.join()
     if failed:
         raise failed[0]
-    return [first[0], readers[1].output(results[1])]
+    return [reader.output(result) for reader, result in zip(readers, results)]
 
 
 def run_one(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Path | None,
@@ -278,6 +293,8 @@ def run_one(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], inst
     def on_line(line: bytes) -> bool:
         lines.append(line)
         reader.feed(line)
+        if reader.holding:  # it reads end of input next (stdin is empty) and exits
+            reader.let_go()
         return reader.complete
 
     result = stream_sandboxed(JS_DIR / "transform.mjs", launch.args, on_line, read_paths=launch.read_paths,

@@ -10,11 +10,12 @@
 //     (send "lines") `count` lines each holding one case's JSON, so the caller
 //     validates cases while the rest are still being written, then a trailer
 //     { end: true, sha256, violation? }: sha256 over the case lines.
-// With send "digest" the lines are held back: the process then reads stdin,
-// and a line "lines" gets it to write them and the trailer again (the caller
-// only asks when the two runs' digests differ); end of input lets it exit.
-// The process exits right after its response, whatever the user code left
-// pending; the caller may stop it as soon as the response is complete.
+// With send "digest" the lines are held back. After the trailer (either
+// mode, unless there are no cases) the process reads stdin: a line "lines"
+// gets it to write the lines and the trailer (again), which the caller asks
+// for only when the two runs' digests differ; end of input lets it exit. It
+// exits right after its response, whatever the user code left pending, and
+// the caller may stop it as soon as the response is complete.
 import { createHash } from "node:crypto";
 import { readFileSync, readSync } from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
@@ -140,41 +141,52 @@ function trailer(hash) {
 
 const exit = () => process.exit(0);
 
-// Writes the case lines and then their trailer, and exits.
-function sendLines(cases) {
+// A line from stdin ("lines"), read blocking: nothing else runs meanwhile.
+// null: end of input.
+function readLine() {
+  const buffer = Buffer.alloc(64);
+  let text = "";
+  while (!text.includes("\n")) {
+    const n = readSync(0, buffer, 0, buffer.length, null);
+    if (n === 0) return null;
+    text += buffer.toString("latin1", 0, n);
+  }
+  return text.slice(0, text.indexOf("\n"));
+}
+
+// Writes the case lines and then their trailer; `done` follows.
+function sendLines(cases, done) {
   const hash = createHash("sha256");
-  pump(lineChunks(cases, hash), () => writeOut(trailer(hash), exit));
+  pump(lineChunks(cases, hash), () => {
+    writeOut(trailer(hash));
+    done();
+  });
 }
 
 // The streamed response: header, case lines (or, in digest mode, none yet),
-// trailer.
+// trailer; then the caller's decision.
 function streamCases(name, cases) {
   if (violations.length) return finish({ name });
   const send = request.send === "digest" ? "digest" : "lines";
   writeOut("\n" + stringify({ ok: true, name, count: cases.length, stream: send }) + "\n");
-  if (send === "lines") return sendLines(cases);
+  if (!cases.length) return void writeOut(trailer(createHash("sha256")), exit);
+  if (send === "lines") return sendLines(cases, () => answerRequest(cases));
   // Digest mode: the lines are hashed, not kept (58 MiB at the case limit);
   // asked for, they are made again from the same cases.
   const hash = createHash("sha256");
   const next = lineChunks(cases, hash);
   while (next() !== null);
-  if (!cases.length) return void writeOut(trailer(hash), exit);
   writeOut(trailer(hash));
   answerRequest(cases);
 }
 
-// Digest mode: the lines and their trailer on request ("lines"); exit at the
-// end of input. The request is read blocking, so that work the user code left
-// pending cannot run (and hold up the answer) meanwhile.
+// After the trailer: the lines (again) on request ("lines"), or exit at the
+// end of input. The request is read blocking, so work the user code left
+// pending cannot run (and hold up the answer) meanwhile. (Pipe writes on
+// Linux are synchronous, so the trailer is out before this blocks.)
 function answerRequest(cases) {
-  const buffer = Buffer.alloc(64);
-  let input = "";
-  while (!input.includes("\n")) {
-    const n = readSync(0, buffer, 0, buffer.length, null);
-    if (n === 0) return exit();
-    input += buffer.toString("latin1", 0, n);
-  }
-  sendLines(cases);
+  if (readLine() === null) return exit();
+  sendLines(cases, exit);
 }
 
 function errorText(err) {
