@@ -265,6 +265,8 @@ class TransformerRun:
         # their problems are held back until the two runs are known to agree.
         self._finish: Finish | None = None
         self._held: list[tuple] = []
+        self._eval_module = compiler.report.path
+        self._report = compiler._report
 
     def error(self, code: str, message: str, hint: str | None = None, path: str = "") -> None:
         self.compiler.problem(Where(self.module, path=path), code, message, hint)
@@ -316,8 +318,8 @@ class TransformerRun:
         return reader.read_all(record["stdout"], sandbox)
 
     def _check_streamed(self, index: int, value: object) -> None:
-        source = {"module": self.compiler.report.path, "transformer": self.module, "index": index}
-        draft = check_case(value, Where(self.module, path=f"result[{index}]"), source, self.compiler._report)
+        source = {"module": self._eval_module, "transformer": self.module, "index": index}
+        draft = check_case(value, Where(self.module, None, None, f"result[{index}]"), source, self._report)
         if draft:
             self._finish(draft)
 

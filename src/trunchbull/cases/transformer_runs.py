@@ -111,15 +111,12 @@ class OutputReader:
         return self.streamed and self.trailer is not None and not self.expected and not self.malformed \
             and (self.decided or self.response["count"] == 0)
 
-    def feed(self, line: bytes) -> None:
+    def feed(self, line: bytes) -> bool:
+        """Take the next line; True when it was a case line (more lines or a
+        trailer follow), the common case, which needs no further look."""
         if self.malformed:
-            return
-        if self.response is None:
-            self.response = self._object(line, "ok")
-            if self.streamed:
-                count = self.response.get("count")
-                self.expected = count if self.response["stream"] == "lines" and isinstance(count, int) else 0
-        elif self.expected:
+            return False
+        if self.expected:
             self.expected -= 1
             if self.keep_lines:
                 self.lines.append(line)
@@ -128,13 +125,20 @@ class OutputReader:
                     value = orjson.loads(line)
                 except orjson.JSONDecodeError:
                     self.malformed = True
-                    return
+                    return False
                 self.on_case(self.cases_seen, value)
                 self.cases_seen += 1
+            return True
+        if self.response is None:
+            self.response = self._object(line, "ok")
+            if self.streamed:
+                count = self.response.get("count")
+                self.expected = count if self.response["stream"] == "lines" and isinstance(count, int) else 0
         elif self.streamed and self.trailer is None:
             self.trailer = self._object(line, "end")
         else:
             self.malformed = True
+        return False
 
     def _object(self, line: bytes, required: str) -> dict | None:
         try:
@@ -235,7 +239,8 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
     def on_line(index: int, line: bytes) -> bool:
         reader = readers[index]
         before = reader.response
-        reader.feed(line)
+        if reader.feed(line):
+            return False
         if before is None and reader.streamed:
             running[index].start_deadline()
         if not reader.holding:
