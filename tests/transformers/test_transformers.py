@@ -75,6 +75,24 @@ def test_deterministic_transformer_over_two_sources(tmp_path):
     assert manifest["counts"]["evals"] == 1  # the transformer module is not taken for an eval
 
 
+def test_cases_of_every_size_arrive_intact(tmp_path):
+    """Cases are streamed in chunks of about 1 MiB: small ones share a chunk,
+    and one larger than a chunk travels alone; multibyte text (2- and 4-byte
+    UTF-8, a surrogate pair in JavaScript) survives either way."""
+    unit = "a\u00e9\U0001F600"  # a, é, 😀
+    sizes = [1, 1000, 300_000, 100_000, 10, 200_000, 3]
+    module = f"""export default {{ name: "sizes", transform({{ data }}) {{
+  const unit = data.content.trim()
+  return {sizes}.map((n, i) => ({{ id: `s${{i}}`, prompt: unit.repeat(n) }}))
+}} }}
+"""
+    run = build(transformer_bench(tmp_path / "b", module, {"data": unit + "\n"}))
+    assert run.code == 0, run.stdout + run.stderr
+    cases = read_cases(run.out)
+    assert [c["id"] for c in cases] == [f"s{i}" for i in range(len(sizes))]
+    assert [c["prompt"] for c in cases] == [unit * n for n in sizes]
+
+
 def test_local_imports_are_bundled_and_recorded(tmp_path):
     module = """import { makeCase } from "./lib"
 export default { name: "with-lib", transform: ({ data }: any) => [makeCase(data.content.trim())] }
