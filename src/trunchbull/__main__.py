@@ -1,7 +1,12 @@
 import os
 import sys
 
-from trunchbull.cli import main
+if sys.argv[1:2] in (["build"], ["check"]):
+    from trunchbull.toolchain import start_helper_early
+
+    start_helper_early()  # Node starts up while the CLI imports
+
+from trunchbull.cli import main  # noqa: E402
 
 code = main()
 # Everything is written and closed by now. Tearing the interpreter down would

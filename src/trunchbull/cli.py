@@ -103,12 +103,14 @@ _kept_until_exit: list = []
 
 
 def _compile(args) -> tuple[int, object]:
-    from trunchbull.node import NodeHelper, toolchain
+    from trunchbull.node import NodeHelper
+    from trunchbull.toolchain import take_early_helper, toolchain
 
     status = None
     gc.disable()  # a compile builds many long-lived objects and few cycles: collection would only rescan them
     try:
-        with NodeHelper(toolchain()) as helper:  # Node starts up while the compiler's modules import
+        # Node starts up while the compiler's modules import (or since __main__ started it).
+        with NodeHelper(toolchain(), started=take_early_helper()) as helper:
             from trunchbull.compiler import compile_benchmark
             from trunchbull.progress import Status
 

@@ -20,7 +20,8 @@ from trunchbull.cases.fields import Where
 from trunchbull.cases.transformer import check_total_sources
 from trunchbull.evals import CompiledEval, EvalCompiler
 from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
-from trunchbull.node import NodeHelper, cache_root, toolchain
+from trunchbull.node import NodeHelper
+from trunchbull.toolchain import cache_root, toolchain
 from trunchbull.paths import rel_posix, resolve_inside
 from trunchbull.release import CASES, FORMAT, BackgroundSha256, ReleaseFiles, sha256_hex
 from trunchbull.locate import find_key

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trunchbull.diagnostics import UsageError
-from trunchbull.node import Toolchain, cache_root
+from trunchbull.toolchain import Toolchain, cache_root
 
 LOCKFILES = {
     "package-lock.json": ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],

@@ -215,7 +215,7 @@ def _custom_modules_dir(release: LoadedRelease, workdir: Path) -> tuple[Path, li
     read = [workdir.resolve()]
     if deps:
         from trunchbull.deps import Dependencies, install
-        from trunchbull.node import toolchain
+        from trunchbull.toolchain import toolchain
 
         pkg_dir = workdir / "package"
         pkg_dir.mkdir()

@@ -11,7 +11,8 @@ from typing import Callable
 import orjson
 
 from trunchbull.diagnostics import Diagnostic
-from trunchbull.node import JS_DIR, NodeHelper, Toolchain, stream_sandboxed
+from trunchbull.node import NodeHelper, stream_sandboxed
+from trunchbull.toolchain import JS_DIR, Toolchain
 from trunchbull.paths import rel_posix
 
 INSPECT_DEADLINE_S = 60.0

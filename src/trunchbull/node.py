@@ -1,13 +1,11 @@
-"""The pinned Node toolchain (Node 22, esbuild, parser, AI SDK) and running
-Node: the trusted helper process, and sandboxed runs of user code."""
+"""Running Node: the trusted helper process (config reading, bundling), and
+sandboxed runs of user code. The toolchain itself is in toolchain.py."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,107 +19,18 @@ except ImportError:  # not POSIX
     fcntl = None
 
 from trunchbull.diagnostics import UsageError
+from trunchbull.toolchain import JS_DIR, Toolchain, start_helper
 
-JS_DIR = Path(__file__).resolve().parent / "js"
 DEFAULT_MEMORY_MB = 2048
-
-
-def cache_root() -> Path:
-    configured = os.environ.get("TRUNCHBULL_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "trunchbull"
-
-
-def _lock_dir() -> Path:
-    """Where the toolchain's package.json + package-lock.json are: the source
-    checkout's third_party/npm, or the copy installed as package data."""
-    checkout = Path(__file__).resolve().parents[2] / "third_party" / "npm"
-    if (checkout / "package-lock.json").is_file():
-        return checkout
-    return Path(__file__).resolve().parent / "toolchain"  # installed: package data (see pyproject.toml)
-
-
-def toolchain_dir() -> Path:
-    configured = os.environ.get("TRUNCHBULL_TOOLCHAIN")
-    if configured:
-        path = Path(configured)
-        if not (path / "node_modules" / ".bin" / "node").exists():
-            raise UsageError(f"TRUNCHBULL_TOOLCHAIN={configured} holds no installed toolchain (node_modules/.bin/node)")
-        return path
-    lock_dir = _lock_dir()
-    digest = hashlib.sha256((lock_dir / "package-lock.json").read_bytes()).hexdigest()[:16]
-    target = cache_root() / "toolchain" / digest
-    if not (target / "node_modules" / ".bin" / "node").exists():
-        _install_toolchain(lock_dir, target)
-    return target
-
-
-def _install_toolchain(lock_dir: Path, target: Path) -> None:
-    npm = shutil.which("npm")
-    if not npm:
-        raise UsageError("npm is required once, to install the pinned Node toolchain")
-    print("trunchbull: installing the pinned Node toolchain (first use)", file=sys.stderr)
-    staging = target.with_name(target.name + f".tmp{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    for name in ("package.json", "package-lock.json"):
-        shutil.copyfile(lock_dir / name, staging / name)
-    result = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=staging,
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise UsageError(f"installing the Node toolchain failed:\n{result.stderr.strip()}")
-    try:
-        staging.rename(target)
-    except OSError:  # another process installed it first
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-@dataclass(frozen=True)
-class Toolchain:
-    root: Path
-
-    @property
-    def node(self) -> Path:
-        return (self.root / "node_modules" / ".bin" / "node").resolve()
-
-    @property
-    def ai_package(self) -> Path:
-        return self.root / "node_modules" / "ai" / "dist" / "index.js"
-
-    def base_env(self) -> dict[str, str]:
-        """A minimal, deterministic environment for Node processes."""
-        env = {"TRUNCHBULL_TOOLCHAIN": str(self.root), "PATH": str(self.node.parent)}
-        for passthrough in ("NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE"):
-            if passthrough in os.environ:
-                env[passthrough] = os.environ[passthrough]
-        return env
-
-
-_toolchain: Toolchain | None = None
-
-
-def toolchain() -> Toolchain:
-    global _toolchain
-    if _toolchain is None:
-        _toolchain = Toolchain(toolchain_dir())
-    return _toolchain
 
 
 class NodeHelper:
     """The trusted helper (js/helper.mjs): config reading and esbuild bundling.
     One long-lived process per compile, answering one JSON line per request."""
 
-    def __init__(self, tc: Toolchain):
-        # V8's code cache for esbuild's and Babel's JavaScript: ~20 ms less
-        # start-up (trusted code only; sandboxed processes may not write it).
-        env = {**tc.base_env(), "NODE_COMPILE_CACHE": str(cache_root() / "node-compile-cache")}
-        self._proc = subprocess.Popen(
-            [str(tc.node), str(JS_DIR / "helper.mjs")],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-        )
+    def __init__(self, tc: Toolchain, started: subprocess.Popen | None = None):
+        """`started`: the helper process, when it was started early (toolchain.start_helper_early)."""
+        self._proc = started or start_helper(tc)
         self._lock = threading.Lock()
 
     def request(self, payload: dict) -> dict:

@@ -28,7 +28,8 @@ from trunchbull.config import BenchmarkConfig
 from trunchbull.deps import Dependencies, find_dependencies
 from trunchbull.diagnostics import Diagnostic, Diagnostics, UsageError, render_text, report_internal_error
 from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
-from trunchbull.node import NodeHelper, toolchain
+from trunchbull.node import NodeHelper
+from trunchbull.toolchain import toolchain
 
 
 def _write_json(path: Path, value: dict) -> None:

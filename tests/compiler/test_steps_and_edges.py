@@ -57,7 +57,7 @@ def test_steps_compose_to_the_cli_release(tmp_path):
     cli_out = tmp_path / "cli-release"
     assert run_cli("build", root, "-o", cli_out).code == 0
     from trunchbull.deps import find_dependencies, install
-    from trunchbull.node import toolchain
+    from trunchbull.toolchain import toolchain
 
     deps_dir = install(find_dependencies(root, REPO), toolchain())
     out = tmp_path / "steps-release"

@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from trunchbull.node import JS_DIR
+from trunchbull.toolchain import JS_DIR
 
 from tests.transformers.helpers import build, failed, read_cases, transformer_bench
 

@@ -21,7 +21,8 @@ from trunchbull.cases.fields import CaseDraft, Where, check_case
 from trunchbull.cases.transformer_runs import MAX_CASES, Limits, OutputReader, RunOutput, SourceFile, run_both, run_one
 from trunchbull.diagnostics import Diagnostic, UsageError
 from trunchbull.ids import authoring_id_problem, json_type, source_name_problem
-from trunchbull.node import NodeHelper, SandboxResult, toolchain
+from trunchbull.node import NodeHelper, SandboxResult
+from trunchbull.toolchain import toolchain
 from trunchbull.paths import MODULE_SUFFIXES, rel_posix, resolve_inside
 
 if TYPE_CHECKING:

@@ -21,7 +21,8 @@ from typing import Callable
 
 import orjson
 
-from trunchbull.node import JS_DIR, Running, SandboxResult, Toolchain, stream_sandboxed, toolchain
+from trunchbull.node import Running, SandboxResult, stream_sandboxed
+from trunchbull.toolchain import JS_DIR, Toolchain, toolchain
 
 MAX_CASES = 25_000
 

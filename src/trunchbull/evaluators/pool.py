@@ -26,7 +26,8 @@ from typing import Any, Sequence
 
 import orjson
 
-from trunchbull.node import JS_DIR, Toolchain, sandbox_flags, toolchain
+from trunchbull.node import sandbox_flags
+from trunchbull.toolchain import JS_DIR, Toolchain, toolchain
 
 WORKER_SCRIPT = JS_DIR / "evaluator_worker.mjs"
 DEADLINE_S = 5.0
