@@ -343,6 +343,25 @@ def test_non_json_results_rejected_with_path(tmp_path, value, path, words):
     assert diag["message"].startswith(f"{path}: ") and words in diag["message"], diag
 
 
+@pytest.mark.parametrize("bad", [
+    "{ id: `c${i}`, prompt: pad, data: { when: new Date(0) } }",  # a value inside a case
+    "undefined",  # the element itself
+])
+def test_a_late_case_that_is_not_json_data_is_found_after_others_were_streamed(tmp_path, bad):
+    """Run 1 walks each case as it streams it: the cases sent before the bad
+    one (several chunks of them) do not count, and the diagnostic is the same
+    as for a result found not plain before any line was sent."""
+    module = f"""export default {{ name: "late", transform() {{
+  const pad = "x".repeat(1000)
+  return Array.from({{ length: 4000 }}, (_, i) => i === 3500 ? {bad} : {{ id: `c${{i}}`, prompt: pad }})
+}} }}
+"""
+    run = build(transformer_bench(tmp_path / "b", module))
+    diag = failed(run, "json-incompatible", "evals/gen/transform.ts")
+    assert diag["message"].startswith("result[3500]"), diag
+    assert run.codes() == ["json-incompatible"], run.diagnostics
+
+
 def test_user_output_does_not_corrupt_the_result(tmp_path):
     """Whatever the transformer prints, also straight to fd 1, goes to stderr."""
     module = """import { writeSync } from "node:fs"

@@ -409,6 +409,9 @@ class TransformerRun:
                 self._nondeterministic(who, a, b)
                 return False
         if not first.streamed:
+            # (A run 1 that streamed some cases before it found one not plain
+            # JSON data always fails here: the eval, with the cases finished
+            # from that stream, is dropped.)
             drafts = self._validate(who, first.response["result"])
             for draft in drafts or ():
                 self._finish(draft)

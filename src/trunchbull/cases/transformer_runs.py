@@ -118,6 +118,9 @@ class OutputReader:
         if self.malformed:
             return False
         if self.expected:
+            if line[0] == 33:  # "!aborted": a case was not plain JSON data; the one-line response follows
+                self.response, self.trailer, self.expected, self.lines = None, None, 0, []
+                return False
             self.expected -= 1
             if self.keep_lines:
                 self.lines.append(line)

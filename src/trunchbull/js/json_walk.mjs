@@ -25,7 +25,8 @@ function kindOf(value) {
   return ctor ? `an instance of class ${ctor}` : "an object with a custom prototype";
 }
 
-function walk(root, copy) {
+// `depth`: how deep `root` itself sits (an element of a checked array: 1).
+function walk(root, copy, depth = 0) {
   const functions = [];
   const errors = [];
   const ancestors = new Set();
@@ -106,7 +107,7 @@ function walk(root, copy) {
     return out;
   }
 
-  const value = visit(root, undefined, 0);
+  const value = visit(root, undefined, depth);
   return { value, functions, errors };
 }
 
@@ -120,4 +121,27 @@ export function toJsonData(root) {
 export function checkJsonData(root) {
   const { functions, errors } = walk(root, false);
   return { functions, errors };
+}
+
+export const NOT_PLAIN = Symbol("not plain JSON data");
+
+/** For checking a large array one element at a time (a transformer's cases,
+ * walked as they are streamed): null when the array itself is not plain
+ * (the same rules as the walk's), else a function that gives element i when
+ * it is plain JSON data and NOT_PLAIN otherwise. An array whose elements are
+ * all plain passes checkJsonData; for one that is not, checkJsonData or
+ * toJsonData says why. */
+export function elementChecker(array) {
+  if (!Array.isArray(array) || isProxy(array) || Object.getPrototypeOf(array) !== Array.prototype
+      || Object.hasOwn(array, "toJSON")) return null;
+  return (i) => {
+    if (!(i in array)) return NOT_PLAIN;
+    const desc = Object.getOwnPropertyDescriptor(array, i);
+    if (desc.get || desc.set) return NOT_PLAIN;
+    // The array is an ancestor of its elements: an element that contains it
+    // is a cycle, which the walk of that element finds as it reaches the
+    // element again.
+    const { functions, errors } = walk(desc.value, false, 1);
+    return functions.length || errors.length ? NOT_PLAIN : desc.value;
+  };
 }

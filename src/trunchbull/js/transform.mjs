@@ -10,6 +10,9 @@
 //     (send "lines") `count` lines each holding one case's JSON, so the caller
 //     validates cases while the rest are still being written, then a trailer
 //     { end: true, sha256, violation? }: sha256 over the case lines.
+// In lines mode a case found not to be plain JSON data on the way ends the
+// stream with the line "!aborted" (not JSON), and the one-line response with
+// the walk's findings follows.
 // With send "digest" the lines are held back. After the trailer (either
 // mode, unless there are no cases) the process reads stdin: a line "lines"
 // gets it to write the lines and the trailer (again), which the caller asks
@@ -20,7 +23,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, readSync } from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import { pathToFileURL } from "node:url";
-import { checkJsonData, toJsonData } from "./json_walk.mjs";
+import { NOT_PLAIN, checkJsonData, elementChecker, toJsonData } from "./json_walk.mjs";
 
 const require = createRequire(import.meta.url);
 const request = JSON.parse(readFileSync(process.argv[2], "utf8"));
@@ -111,9 +114,11 @@ function finish(response) {
 }
 
 // Writes the chunks `next()` yields until it yields null, waiting for the
-// pipe to drain so memory stays flat while the caller reads; then `done()`.
+// pipe to drain so memory stays flat while the caller reads; then `done()`
+// (with NOT_PLAIN when `next()` gave that instead of a chunk).
 function pump(next, done) {
   for (let chunk = next(); chunk !== null; chunk = next()) {
+    if (chunk === NOT_PLAIN) return done(NOT_PLAIN);
     if (!writeOut(chunk)) return void process.stdout.once("drain", () => pump(next, done));
   }
   done();
@@ -122,14 +127,17 @@ function pump(next, done) {
 // The case lines, about 1 MiB at a time, each chunk hashed as it is handed
 // out; null at the end. Each case's JSON is encoded straight into the chunk
 // (a UTF-16 code unit takes at most 3 bytes of UTF-8), which is cheaper than
-// concatenating strings and encoding the result.
-function lineChunks(cases, hash) {
+// concatenating strings and encoding the result. With `check`
+// (elementChecker), each case is walked just before it is serialized, and a
+// case that is not plain JSON data ends the chunks early: NOT_PLAIN.
+function lineChunks(cases, hash, check = null) {
   let i = 0;
   return () => {
     if (i >= cases.length) return null;
     const chunk = Buffer.allocUnsafe(2 * STREAM_CHUNK);
     let used = 0;
     while (i < cases.length && used < STREAM_CHUNK) {
+      if (check && check(i) === NOT_PLAIN) return NOT_PLAIN;
       const json = stringify(cases[i]);
       if (used + 3 * json.length + 1 > chunk.length) {
         if (used) break; // the next chunk
@@ -179,13 +187,28 @@ function sendLines(cases, done) {
 }
 
 // The streamed response: header, case lines (or, in digest mode, none yet),
-// trailer; then the caller's decision.
-function streamCases(name, cases) {
+// trailer; then the caller's decision. In lines mode the cases are walked as
+// they are streamed (`check`), so the first lines go out without waiting for
+// a walk of all of them; a case that is not plain JSON data ends the stream
+// with an aborted trailer, and the full response (the walk's findings)
+// follows instead.
+function streamCases(name, cases, check) {
   if (violations.length) return finish({ name });
   const send = request.send === "digest" ? "digest" : "lines";
   writeOut("\n" + stringify({ ok: true, name, count: cases.length, stream: send }) + "\n");
   if (!cases.length) return void writeOut(trailer(createHash("sha256")), exit);
-  if (send === "lines") return sendLines(cases, () => answerRequest(cases));
+  if (send === "lines") {
+    const hash = createHash("sha256");
+    return pump(lineChunks(cases, hash, check), (stopped) => {
+      if (stopped !== NOT_PLAIN) {
+        writeOut(trailer(hash));
+        return answerRequest(cases);
+      }
+      writeOut("!aborted\n"); // not JSON, so never taken for a case line
+      if (violations.length) return finish({ name });
+      finish({ ok: true, name, result: toJsonData(cases), count: cases.length });
+    });
+  }
   // Digest mode: the lines are hashed, not kept (58 MiB at the case limit);
   // asked for, they are made again from the same cases.
   const hash = createHash("sha256");
@@ -259,9 +282,12 @@ async function main() {
   if (Array.isArray(returned) && returned.length > request.maxCases) {
     return finish({ ok: false, stage: "result", count: returned.length, name });
   }
-  if (Array.isArray(returned)) {
-    const check = checkJsonData(returned);
-    if (!check.functions.length && !check.errors.length) return streamCases(name, returned);
+  if (Array.isArray(returned) && request.send === "digest") {
+    const found = checkJsonData(returned);
+    if (!found.functions.length && !found.errors.length) return streamCases(name, returned);
+  } else if (Array.isArray(returned)) {
+    const check = elementChecker(returned);
+    if (check) return streamCases(name, returned, check); // each case walked as it is streamed
   }
   const result = toJsonData(returned);
   finish({ ok: true, name, result, count: Array.isArray(returned) ? returned.length : null });
