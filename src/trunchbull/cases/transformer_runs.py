@@ -74,7 +74,9 @@ class OutputReader:
     trailer, after which the run holds on until the caller decides whether it
     needs the lines (again). With `on_case`, each case of the first round is
     parsed and handed over as it arrives and not kept (unless `keep_lines`);
-    otherwise case lines are kept raw."""
+    otherwise case lines are kept raw. A line "!aborted" in place of a case
+    line (a case was not plain JSON data) ends the stream: the one-line
+    response follows, as if nothing had been streamed."""
 
     def __init__(self, on_case: OnCase | None = None, keep_lines: bool = False):
         self.on_case = on_case
