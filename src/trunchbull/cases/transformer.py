@@ -11,7 +11,9 @@ from __future__ import annotations
 import codecs
 import hashlib
 import os
+import queue
 import tempfile
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -192,21 +194,35 @@ def _sources(compiler: "EvalCompiler", spec: dict, where: Where) -> list[SourceF
 
 def _hash_and_check_utf8(path: Path) -> tuple[str, int | None]:
     """The file's sha256, and the offset of its first byte that is not
-    valid UTF-8 (None: all valid). Read in chunks: sources reach 50 MiB."""
+    valid UTF-8 (None: all valid). Read once, in 1 MiB chunks (sources reach
+    50 MiB), which another thread hashes while this one checks the encoding
+    (hashlib releases the GIL)."""
     digest = hashlib.sha256()
+    chunks: queue.Queue = queue.Queue(maxsize=4)  # bounded: at most a few MiB in flight
+
+    def hash_chunks() -> None:
+        while (chunk := chunks.get()) is not None:
+            digest.update(chunk)
+
+    hashing = threading.Thread(target=hash_chunks, daemon=True)
+    hashing.start()
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset = 0  # of the next chunk
     bad = None
-    with path.open("rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-            pending = decoder.getstate()[0]  # an unfinished sequence from the last chunk
-            if bad is None and (pending or not chunk.isascii()):  # ASCII is UTF-8: no decoding needed
-                try:
-                    decoder.decode(chunk)
-                except UnicodeDecodeError as err:
-                    bad = offset - len(pending) + err.start
-            offset += len(chunk)
+    try:
+        with path.open("rb") as f:
+            while chunk := f.read(1 << 20):
+                chunks.put(chunk)
+                pending = decoder.getstate()[0]  # an unfinished sequence from the last chunk
+                if bad is None and (pending or not chunk.isascii()):  # ASCII is UTF-8: no decoding needed
+                    try:
+                        decoder.decode(chunk)
+                    except UnicodeDecodeError as err:
+                        bad = offset - len(pending) + err.start
+                offset += len(chunk)
+    finally:
+        chunks.put(None)
+        hashing.join()
     if bad is None:
         pending = decoder.getstate()[0]
         try:
