@@ -257,7 +257,10 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
         reported[1 - index].wait()
         running[index].start_deadline()
         ask = needs_lines(index)
-        reader.ask_for_lines() if ask else reader.let_go()
+        if ask:
+            reader.ask_for_lines()
+        else:
+            reader.let_go()
         stdin = running[index].proc.stdin
         try:
             if ask:
