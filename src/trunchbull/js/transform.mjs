@@ -190,7 +190,7 @@ function sendLines(cases, done) {
 // trailer; then the caller's decision. In lines mode the cases are walked as
 // they are streamed (`check`), so the first lines go out without waiting for
 // a walk of all of them; a case that is not plain JSON data ends the stream
-// with an aborted trailer, and the full response (the walk's findings)
+// with the line "!aborted", and the one-line response (the walk's findings)
 // follows instead.
 function streamCases(name, cases, check) {
   if (violations.length) return finish({ name });
@@ -205,7 +205,6 @@ function streamCases(name, cases, check) {
         return answerRequest(cases);
       }
       writeOut("!aborted\n"); // not JSON, so never taken for a case line
-      if (violations.length) return finish({ name });
       finish({ ok: true, name, result: toJsonData(cases), count: cases.length });
     });
   }
