@@ -98,15 +98,6 @@ class Toolchain:
     def __init__(self, root: Path):
         self.root = root
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Toolchain) and other.root == self.root
-
-    def __hash__(self) -> int:
-        return hash(self.root)
-
-    def __repr__(self) -> str:
-        return f"Toolchain({self.root!r})"
-
     @property
     def node(self) -> Path:
         return (self.root / "node_modules" / ".bin" / "node").resolve()

@@ -73,14 +73,14 @@ class OutputReader:
     either one response line, or a header, the case lines (when sent) and a
     trailer, after which the run holds on until the caller decides whether it
     needs the lines (again). With `on_case`, each case of the first round is
-    parsed and handed over as it arrives and not kept (unless `keep_lines`);
-    otherwise case lines are kept raw. A line "!aborted" in place of a case
+    parsed and handed over as it arrives; with `keep_lines`, case lines are
+    kept raw (always once asked for again). A line "!aborted" in place of a case
     line (a case was not plain JSON data) ends the stream: the one-line
     response follows, as if nothing had been streamed."""
 
     def __init__(self, on_case: OnCase | None = None, keep_lines: bool = False):
         self.on_case = on_case
-        self.keep_lines = keep_lines or on_case is None
+        self.keep_lines = keep_lines
         self.response: dict | None = None
         self.trailer: dict | None = None
         self.cases_seen = 0
@@ -301,7 +301,7 @@ def run_one(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], inst
     step); like run_both, it is over once its response is complete."""
     tc = toolchain()
     launch = _prepare(index, tmp, bundle, sources, install_dir, tc)
-    reader = OutputReader(on_case=lambda index, value: None)  # only to know when the response is complete
+    reader = OutputReader()  # only to know when the response is complete: lines are neither parsed nor kept
     lines: list[bytes] = []
 
     def on_line(line: bytes) -> bool:

@@ -25,6 +25,23 @@ function kindOf(value) {
   return ctor ? `an instance of class ${ctor}` : "an object with a custom prototype";
 }
 
+// The array rules, shared by the walk and elementChecker. Why an array
+// itself is not plain (null: it is; its elements are walked apart):
+function arrayProblem(array) {
+  if (Object.getPrototypeOf(array) !== Array.prototype) return "an array subclass is not plain JSON data";
+  // JSON.stringify would call it; the copy would not have it.
+  if (Object.hasOwn(array, "toJSON")) return "an array with a toJSON property is not plain JSON data";
+  return null;
+}
+
+// Element i of a plain array: { value }, or { problem } when the slot is not data.
+function arrayElement(array, i) {
+  if (!(i in array)) return { problem: "a sparse array (missing element) is not JSON data" };
+  const desc = Object.getOwnPropertyDescriptor(array, i);
+  if (desc.get || desc.set) return { problem: "an accessor property (getter/setter) is not plain JSON data" };
+  return { value: desc.value };
+}
+
 // `depth`: how deep `root` itself sits (an element of a checked array: 1).
 function walk(root, copy, depth = 0) {
   const functions = [];
@@ -89,19 +106,12 @@ function walk(root, copy, depth = 0) {
   }
 
   function visitArray(value, depth) {
-    if (Object.getPrototypeOf(value) !== Array.prototype) return bad(undefined, "an array subclass is not plain JSON data");
-    // JSON.stringify would call it; the copy would not have it.
-    if (Object.hasOwn(value, "toJSON")) return bad(undefined, "an array with a toJSON property is not plain JSON data");
+    const problem = arrayProblem(value);
+    if (problem) return bad(undefined, problem);
     const out = copy ? new Array(value.length) : undefined;
     for (let i = 0; i < value.length; i++) {
-      let v;
-      if (!(i in value)) {
-        v = bad(i, "a sparse array (missing element) is not JSON data");
-      } else {
-        const desc = Object.getOwnPropertyDescriptor(value, i);
-        v = desc.get || desc.set ? bad(i, "an accessor property (getter/setter) is not plain JSON data")
-          : visit(desc.value, i, depth + 1);
-      }
+      const element = arrayElement(value, i);
+      const v = element.problem ? bad(i, element.problem) : visit(element.value, i, depth + 1);
       if (copy) out[i] = v;
     }
     return out;
@@ -132,16 +142,14 @@ export const NOT_PLAIN = Symbol("not plain JSON data");
  * all plain passes checkJsonData; for one that is not, checkJsonData or
  * toJsonData says why. */
 export function elementChecker(array) {
-  if (!Array.isArray(array) || isProxy(array) || Object.getPrototypeOf(array) !== Array.prototype
-      || Object.hasOwn(array, "toJSON")) return null;
+  if (!Array.isArray(array) || isProxy(array) || arrayProblem(array)) return null;
   return (i) => {
-    if (!(i in array)) return NOT_PLAIN;
-    const desc = Object.getOwnPropertyDescriptor(array, i);
-    if (desc.get || desc.set) return NOT_PLAIN;
+    const element = arrayElement(array, i);
+    if (element.problem) return NOT_PLAIN;
     // The array is an ancestor of its elements: an element that contains it
     // is a cycle, which the walk of that element finds as it reaches the
     // element again.
-    const { functions, errors } = walk(desc.value, false, 1);
-    return functions.length || errors.length ? NOT_PLAIN : desc.value;
+    const { functions, errors } = walk(element.value, false, 1);
+    return functions.length || errors.length ? NOT_PLAIN : element.value;
   };
 }
