@@ -18,7 +18,8 @@ from trunchbull.diagnostics import Diagnostic, Diagnostics
 from trunchbull.discovery import discover
 from trunchbull.cases.fields import Where
 from trunchbull.cases.transformer import check_total_sources
-from trunchbull.evals import CompiledEval, EvalCompiler
+from trunchbull.compiled_eval import CompiledEval
+from trunchbull.evals import EvalCompiler
 from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
 from trunchbull.node import NodeHelper
 from trunchbull.toolchain import cache_root, toolchain

@@ -15,20 +15,19 @@ import queue
 import tempfile
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import orjson
 
+from trunchbull.cases.context import EvalContext
 from trunchbull.cases.fields import CaseDraft, Where, check_case
 from trunchbull.cases.transformer_runs import MAX_CASES, Limits, OutputReader, RunOutput, SourceFile, run_both, run_one
+from trunchbull.compiled_eval import CompiledEval
 from trunchbull.diagnostics import Diagnostic, UsageError
 from trunchbull.ids import authoring_id_problem, json_type, source_name_problem
 from trunchbull.node import NodeHelper, SandboxResult
 from trunchbull.toolchain import toolchain
 from trunchbull.paths import MODULE_SUFFIXES, rel_posix, resolve_inside
-
-if TYPE_CHECKING:
-    from trunchbull.evals import CompiledEval, EvalCompiler
 
 Finish = Callable[[CaseDraft], None]  # compiles a checked case into the eval
 
@@ -62,7 +61,7 @@ def limits() -> Limits:
                   int(_env_number(MEMORY_ENV, DEFAULT_MEMORY_MB, int)))
 
 
-def prepare_transformer(compiler: "EvalCompiler", spec: dict, where: Where) -> "TransformerRun | None":
+def prepare_transformer(compiler: EvalContext, spec: dict, where: Where) -> "TransformerRun | None":
     """Check a `cases: { transformer, sources }` spec; the run, when valid."""
     ok = True
     for key in spec:
@@ -81,7 +80,7 @@ def prepare_transformer(compiler: "EvalCompiler", spec: dict, where: Where) -> "
     return TransformerRun(compiler, module, sources, where)
 
 
-def expand_transformer(compiler: "EvalCompiler", spec: dict, where: Where, result: "CompiledEval",
+def expand_transformer(compiler: EvalContext, spec: dict, where: Where, result: CompiledEval,
                        finish: Finish) -> bool:
     """Hand the transformer's cases to `finish`; False when it failed (see EvalCompiler._cases)."""
     run = prepare_transformer(compiler, spec, where)
@@ -103,7 +102,7 @@ class _TemporaryPath(tempfile.TemporaryDirectory):
         return Path(self.name)
 
 
-def check_total_sources(evals: list["CompiledEval"], diags) -> None:
+def check_total_sources(evals: list[CompiledEval], diags) -> None:
     """The repository-wide budget: all transformer sources of the release,
     each file counted once, at most 200 MiB. Reported at the eval whose
     source crosses the limit."""
@@ -124,7 +123,7 @@ def check_total_sources(evals: list["CompiledEval"], diags) -> None:
                 return
 
 
-def _transformer_module(compiler: "EvalCompiler", text: str, where: Where) -> str | None:
+def _transformer_module(compiler: EvalContext, text: str, where: Where) -> str | None:
     path, problem = resolve_inside(compiler.module_file.parent, text, compiler.root)
     if problem:
         compiler.problem(where, "transformer-path", f"transformer {problem}",
@@ -141,7 +140,7 @@ def _transformer_module(compiler: "EvalCompiler", text: str, where: Where) -> st
     return rel_posix(path, compiler.root)
 
 
-def _sources(compiler: "EvalCompiler", spec: dict, where: Where) -> list[SourceFile] | None:
+def _sources(compiler: EvalContext, spec: dict, where: Where) -> list[SourceFile] | None:
     if not 1 <= len(spec) <= MAX_SOURCES:
         compiler.problem(where, "transformer-sources", f"a transformer takes 1-{MAX_SOURCES} named sources, found {len(spec)}",
                          "name each input file: sources: { questions: \"./questions.txt\" }")
@@ -272,7 +271,7 @@ def _canonical(value: object) -> bytes:
 
 
 class TransformerRun:
-    def __init__(self, compiler: "EvalCompiler", module: str, sources: list[SourceFile], where: Where):
+    def __init__(self, compiler: EvalContext, module: str, sources: list[SourceFile], where: Where):
         self.compiler = compiler
         self.module = module
         self.sources = sources
@@ -283,7 +282,7 @@ class TransformerRun:
         self._finish: Finish | None = None
         self._held: list[tuple] = []
         self._eval_module = compiler.report.path
-        self._report = compiler._report
+        self._report = compiler.problem
 
     def error(self, code: str, message: str, hint: str | None = None, path: str = "") -> None:
         self.compiler.problem(Where(self.module, path=path), code, message, hint)
@@ -518,7 +517,7 @@ class TransformerRun:
             if i in bad_cases:
                 continue
             source = {"module": self.compiler.report.path, "transformer": self.module, "index": i}
-            draft = check_case(obj, Where(self.module, path=f"result[{i}]"), source, self.compiler._report)
+            draft = check_case(obj, Where(self.module, path=f"result[{i}]"), source, self.compiler.problem)
             if draft:
                 drafts.append(draft)
         return drafts if not bad_cases else None
