@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from trunchbull.evaluators.pool import pool_size  # noqa: E402
-from trunchbull.grading import run_grade_command  # noqa: E402
+from trunchbull.grading.command import run_grade_command  # noqa: E402
 
 KINDS = [
     ({"kind": "contains", "expected": "30 days"}, "The window is 30 DAYS.", "about a month"),

@@ -252,7 +252,7 @@ def cmd_diff(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from trunchbull.grading import run_grade_command
+    from trunchbull.grading.command import run_grade_command
 
     return run_grade_command(args.release, args.responses, args.out, json_summary=args.json, fail_under=args.fail_under)
 

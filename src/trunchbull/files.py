@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
@@ -20,3 +22,18 @@ def write_all(handle: BinaryIO, data: bytes | bytearray | memoryview) -> None:
 def write_file(path: Path, data: bytes | bytearray | memoryview) -> None:
     with open(path, "wb") as handle:
         write_all(handle, data)
+
+
+def write_atomic(path: Path, data: bytes | bytearray) -> None:
+    """`path` holds either its old content or all of `data`, never a part."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write_all(handle, data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

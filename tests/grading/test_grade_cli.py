@@ -50,10 +50,13 @@ def test_json_summary_and_fail_under(built, tmp_path):
     run = cli("grade", release, responses, "--json")
     assert run.code == 0, run.stderr
     summary = orjson.loads(run.stdout)
-    assert [e["evalId"] for e in summary["evals"]] == ["kinds", "more"]
-    kinds = summary["evals"][0]
-    assert (kinds["cases"], kinds["passed"], kinds["failed"], kinds["errors"]) == (6, 5, 1, 0)
+    assert list(summary["evals"]) == ["kinds", "more"]
+    kinds = summary["evals"]["kinds"]
+    assert (kinds["samples"], kinds["cases"], kinds["passed"], kinds["failed"], kinds["errors"]) == (6, 6, 5, 1, 0)
     assert kinds["passRate"] == pytest.approx(5 / 6, abs=1e-6) and kinds["meanScore"] == pytest.approx(5 / 6, abs=1e-6)
+    # by hand: sd of (1,1,1,1,1,0) is sqrt(1/6), se = sqrt(1/6)/sqrt(6) = 1/6, half-width 1.959964/6
+    assert kinds["passRateCI"] == pytest.approx([5 / 6 - 1.959964 / 6, 1.0], abs=1e-6)
+    assert summary["evals"]["more"]["passRateCI"] is None  # one case: no interval
     assert summary["overall"]["passRate"] == pytest.approx(5 / 7, abs=1e-6)
     assert summary["results"] is None and summary["release"]["digest"].startswith("sha256:")
 

@@ -1,0 +1,150 @@
+"""The grader (SPEC §4), shared by `trunchbull grade` and `trunchbull run`:
+one result row per sample, in the order given. Built-in evaluators run
+in-process (one prepared grader per distinct spec); custom evaluators in the
+Node worker pool. A sample without a response, or one that could not be
+completed, is graded `outcome: "error"` (an infrastructure failure, never a
+model failure)."""
+
+from __future__ import annotations
+
+import gc
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import orjson
+
+from trunchbull.evaluators.builtin import prepare
+from trunchbull.evaluators.toolcalls import ToolSchemas, normalize_tool_calls
+from trunchbull.grading.responses import Response
+from trunchbull.loaded_release import LoadedRelease, runtime_layout
+
+
+class Sample(NamedTuple):
+    """One thing to grade: a case of the release, its response (None when
+    there is none), the repeat index (None outside a run), and the error that
+    kept the sample from completing ({kind, message}; None when it completed)."""
+    case: dict
+    response: Response | None
+    repeat: int | None = None
+    error: dict | None = None
+
+
+@dataclass
+class Graded:
+    release: LoadedRelease
+    results: list[dict]
+    missing: list[str] = field(default_factory=list)  # case IDs without a response
+    seconds: float = 0.0
+
+
+def _row(case: dict, repeat: int | None, outcome: str, score: float | None, message: str | None, details: Any,
+         kind: str | None, duration_ms: float, digest: str) -> dict:
+    if repeat is None:
+        return {"caseId": case["id"], "evalId": case["evalId"], "outcome": outcome, "score": score, "message": message,
+                "details": details, "evaluator": kind, "durationMs": duration_ms, "releaseDigest": digest}
+    return {"caseId": case["id"], "evalId": case["evalId"], "repeat": repeat, "outcome": outcome, "score": score,
+            "message": message, "details": details, "evaluator": kind, "durationMs": duration_ms,
+            "releaseDigest": digest}
+
+
+def grade(release: LoadedRelease, samples: list[Sample], missing_message: str) -> Graded:
+    """`missing_message`: the result message of a sample without a response."""
+    started = time.perf_counter()
+    digest = release.digest
+    schemas = ToolSchemas(release.manifest.get("tools") or [])
+    results: list[dict] = []
+    append = results.append
+    custom: list[tuple[int, str, dict]] = []  # (result index, module name, input)
+    missing: list[str] = []
+    # graders are prepared once per distinct spec and shared (an eval-level spec
+    # is inherited by all its cases): keyed by the spec's JSON (and the case's
+    # tools for tool_call_syntax), as str: holding orjson's own output buffers
+    # as keys costs microseconds each when every case has its own spec
+    graders: dict[Any, Any] = {}
+    dumps = orjson.dumps
+    clock = time.perf_counter_ns
+    tool_cases = 0
+    for case, response, repeat, error in samples:
+        spec = case["evaluate"]
+        kind = spec.get("kind")
+        if error is not None:
+            append(_row(case, repeat, "error", None, f"the sample could not be completed ({error.get('kind')}): "
+                        f"{error.get('message')}", {"error": error}, kind, 0.0, digest))
+            continue
+        if response is None:
+            missing.append(case["id"])
+            append(_row(case, repeat, "error", None, missing_message, None, kind, 0.0, digest))
+            continue
+        if kind == "custom":
+            custom.append((len(results), spec["module"], {
+                "output": response.output, "caseData": case.get("data"), "toolCalls": response.tool_calls,
+                "normalizedToolCalls": normalize_tool_calls(response.tool_calls),
+                "finishReason": response.finish_reason, "usage": response.usage}))
+            append(_row(case, repeat, "error", None, None, None, kind, 0.0, digest))
+            continue
+        t0 = clock()
+        if kind == "tool_call_syntax":
+            key = (dumps(spec).decode(), tuple(case.get("tools") or ()))
+            calls = normalize_tool_calls(response.tool_calls)
+            tool_cases += 1
+            if not tool_cases % 1000 and not gc.isenabled():
+                # jsonschema's validation errors form reference cycles (~40
+                # objects per failing call); the commands pause the cyclic
+                # collector, so collect the young ones here
+                gc.collect(0)
+        else:
+            key = dumps(spec).decode()
+            calls = ()
+        grader = graders.get(key)
+        if grader is None:
+            try:
+                grader = prepare(spec, case.get("tools") or [], schemas)
+            except ValueError as err:
+                append(_row(case, repeat, "error", None, f"the release's evaluator spec cannot be graded: {err}", None,
+                            kind, 0.0, digest))
+                continue
+            graders[key] = grader
+        try:
+            outcome, score, message, details = grader(response.output, calls)
+        except Exception as err:  # noqa: BLE001 - an evaluator bug must not stop the other cases
+            outcome, score, message, details = "error", None, f"the {kind} evaluator failed: {type(err).__name__}: {err}", None
+        # ms, rounded to 0.1 µs (round() is slow)
+        append(_row(case, repeat, outcome, score, message, details, kind, (clock() - t0 + 50) // 100 / 10_000, digest))
+    if custom:
+        _grade_custom(release, custom, results)
+    return Graded(release, results, missing, time.perf_counter() - started)
+
+
+def _grade_custom(release: LoadedRelease, custom: list[tuple[int, str, dict]], results: list[dict]) -> None:
+    from trunchbull.evaluators.pool import Call, EvaluatorPool
+
+    with tempfile.TemporaryDirectory(prefix="trunchbull-grade-") as tmp:
+        layout = runtime_layout(release, Path(tmp))
+        calls = []
+        paths: dict[str, str | None] = {}  # module → the bundle's path on disk (None: not in the release)
+        for index, module, payload in custom:
+            if module not in paths:
+                bundle_path = layout.bundle(module)
+                paths[module] = str(bundle_path) if bundle_path is not None and module in release.files else None
+            bundle = paths[module]
+            if bundle is None:
+                results[index]["message"] = f"the release has no evaluator module {module!r}"
+                calls.append(None)
+                continue
+            calls.append(Call(bundle, payload))
+        runnable = [c for c in calls if c is not None]
+        with EvaluatorPool(layout.read_paths) as pool:
+            answers = iter(pool.run(runnable))
+        for (index, _module, _payload), call in zip(custom, calls):
+            if call is None:
+                continue
+            answer = next(answers)
+            row = results[index]
+            row["outcome"] = answer.outcome
+            row["score"] = None if answer.outcome == "error" or answer.score is None else float(answer.score)
+            row["message"] = answer.message
+            row["details"] = answer.details
+            row["durationMs"] = answer.duration_ms

@@ -1,0 +1,50 @@
+"""The terminal rendering of a summary (summary.py): one row per eval and
+the overall row."""
+
+from __future__ import annotations
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.1f}%"
+
+
+def _interval(ci: list[float] | None) -> str:
+    return "" if not ci else f"[{ci[0] * 100:.1f}, {ci[1] * 100:.1f}]"
+
+
+def _number(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+COLUMNS = ("eval", "samples", "pass", "fail", "error", "pass rate", "95% CI", "mean score", "tokens", "p50 ms", "p90 ms")
+
+
+def render_summary(summary: dict) -> str:
+    release = summary["release"]
+    title = (release.get("title") or "") + (f" {release['version']}" if release.get("version") else "")
+    rows = [(eval_id, group) for eval_id, group in summary["evals"].items()] + [("overall", summary["overall"])]
+    cells = [COLUMNS]
+    for eval_id, g in rows:
+        cells.append((eval_id, f"{g['samples']:,}", f"{g['passed']:,}", f"{g['failed']:,}", f"{g['errors']:,}",
+                      _pct(g["passRate"]), _interval(g["passRateCI"]), _number(g["meanScore"]),
+                      f"{g['tokens']['total']:,}", _ms(g["latencyMs"]["p50"]), _ms(g["latencyMs"]["p90"])))
+    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
+
+    def line(row: tuple) -> str:
+        return "  ".join(row[0].ljust(widths[0]) if i == 0 else row[i].rjust(widths[i]) for i in range(len(row))).rstrip()
+
+    header = line(cells[0])
+    out = [f"release {title} ({release['digest']})", header, "-" * len(header)]
+    for index, row in enumerate(cells[1:]):
+        if index == len(cells) - 2:
+            out.append("-" * len(header))
+        out.append(line(row))
+    overall = summary["overall"]
+    if "passAtK" in overall:
+        ks = ", ".join(f"pass@{k} {_pct(v)}" for k, v in overall["passAtK"].items())
+        out.append(f"{ks}; pass^{len(overall['passAtK'])} {_pct(overall['passHatK'])}")
+    return "\n".join(out)
