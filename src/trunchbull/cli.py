@@ -4,14 +4,14 @@ only: the work is done by compiler.py, release.py, grading.py and init.py."""
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from pathlib import Path
 
 import orjson
 
 from trunchbull import __version__
-from trunchbull.diagnostics import Diagnostic, UsageError, render_json, render_text, report_internal_error
+from trunchbull.building import build_release, compile_root, describe_counts
+from trunchbull.diagnostics import UsageError, render_json, report_internal_error
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -84,74 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         return report_internal_error(err)
 
 
-def _print_diagnostics(diagnostics: list[Diagnostic], root_prefix: str, as_json: bool) -> None:
-    if as_json:
-        sys.stdout.buffer.write(render_json(diagnostics) + b"\n")
-    elif diagnostics:
-        print(render_text(diagnostics, root_prefix), file=sys.stderr)
-
-
-def _root_prefix(root_arg: Path, root: Path) -> str:
-    shown = root_arg if root_arg.is_dir() else root_arg.parent
-    text = shown.as_posix()
-    return "" if text in (".", "") else text.rstrip("/") + "/"
-
-
-# The last compile's outcome stays referenced: a command-line run then exits
-# without freeing it (see __main__.py).
-_kept_until_exit: list = []
-
-
-def _compile(args) -> tuple[int, object]:
-    from trunchbull.node import NodeHelper
-    from trunchbull.toolchain import take_early_helper, toolchain
-
-    status = None
-    gc.disable()  # a compile builds many long-lived objects and few cycles: collection would only rescan them
-    try:
-        # Node starts up while the compiler's modules import (or since __main__ started it).
-        with NodeHelper(toolchain(), started=take_early_helper()) as helper:
-            from trunchbull.compiler import compile_benchmark
-            from trunchbull.progress import Status
-
-            status = Status(enabled=None if not args.json else False)
-            outcome = compile_benchmark(args.root, progress=status, helper=helper)
-    finally:
-        gc.freeze()  # what the compile built lives to the end: later collections need not rescan it
-        gc.enable()
-        if status:
-            status.done()
-    _kept_until_exit[:] = [outcome]
-    diagnostics = outcome.diagnostics.sorted()
-    errors = [d for d in diagnostics if d.severity == "error"]
-    if errors:
-        _print_diagnostics(diagnostics, _root_prefix(args.root, outcome.root), args.json)
-        if not args.json:
-            print(f"trunchbull: {len(errors)} error{'s' * (len(errors) != 1)}; nothing was written", file=sys.stderr)
-        return EXIT_INVALID, outcome
-    if not args.json:
-        _print_diagnostics(diagnostics, _root_prefix(args.root, outcome.root), False)
-    return EXIT_OK, outcome
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
-def describe_counts(counts: dict) -> str:
-    return ", ".join(plural(counts[k], k[:-1]) for k in ("evals", "cases", "tools"))
-
-
-def refuse_to_replace(out: Path) -> None:
-    """A build replaces an earlier release, never another directory's files."""
-    if out.is_dir() and any(out.iterdir()) and not (out / "release.json").is_file():
-        raise UsageError(f"{out} exists and is not a release; choose an empty or new output directory")
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{out} exists and is not a directory")
-
-
 def cmd_check(args) -> int:
-    code, outcome = _compile(args)
+    code, outcome = compile_root(args.root, args.json)
     if code == EXIT_OK:
         if args.json:
             sys.stdout.buffer.write(render_json(outcome.diagnostics.sorted()) + b"\n")
@@ -161,16 +95,9 @@ def cmd_check(args) -> int:
 
 
 def cmd_build(args) -> int:
-    if args.out:
-        refuse_to_replace(args.out)
-    code, outcome = _compile(args)
+    code, outcome, out = build_release(args.root, args.out, as_json=args.json, tar=args.tar)
     if code != EXIT_OK:
         return code
-    out = args.out or outcome.root / "dist" / "release"
-    refuse_to_replace(out)
-    outcome.release.write(out)
-    if args.tar:
-        outcome.release.write_tar(out.with_name(out.name + ".tar"))
     manifest = outcome.release.manifest
     if args.json:
         summary = {"release": str(out), "digest": manifest["digest"], "counts": manifest["counts"],
