@@ -62,9 +62,48 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--json", action="store_true", help="print the summary as JSON")
     grade.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)")
 
+    _add_run_parser(commands)
+
     init = commands.add_parser("init", help="scaffold a benchmark that builds")
     init.add_argument("dir", nargs="?", default=".", type=Path, help="directory to create (default: .)")
     return parser
+
+
+def _add_run_parser(commands) -> None:
+    run = commands.add_parser(
+        "run", help="run every case through a model with its tools, record, then grade",
+        description="Send every case (x repeats) of a release to a model through the AI SDK, execute the case's "
+                    "tools when the model calls them, record each sample in RUN_DIR as it finishes, then grade "
+                    "them as `trunchbull grade` does. Resumable (--resume) and cached.")
+    run.add_argument("target", type=Path, help="a release (directory or .tar), or a benchmark root (built first)")
+    run.add_argument("--model", metavar="SPEC",
+                     help="echo | replay:PATH | openai:MODEL | anthropic:MODEL | google:MODEL | openai-compatible:MODEL")
+    run.add_argument("-o", "--out", type=Path, required=True, metavar="RUN_DIR", help="the run directory (new, or --resume)")
+    endpoint = run.add_argument_group("endpoint and credentials")
+    endpoint.add_argument("--base-url", metavar="URL", help="the provider's API base URL (required for openai-compatible)")
+    endpoint.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the API key")
+    calls = run.add_argument_group("model call settings (passed only when given)")
+    calls.add_argument("--temperature", type=float)
+    calls.add_argument("--max-tokens", type=int, metavar="N")
+    calls.add_argument("--top-p", type=float, metavar="P")
+    calls.add_argument("--seed", type=int)
+    limits = run.add_argument_group("limits")
+    limits.add_argument("--max-steps", type=int, metavar="N", help="model calls per sample in the tool loop (default 8)")
+    limits.add_argument("--timeout", type=float, metavar="S", help="seconds per sample, tool loop included (default 300)")
+    limits.add_argument("--tool-timeout", type=float, metavar="S", help="seconds per tool call (default 30)")
+    limits.add_argument("--retries", type=int, metavar="N", help="retries of 429/408/409/5xx/connection errors (default 6)")
+    limits.add_argument("-j", "--concurrency", type=int, metavar="N", help="samples in flight (default 16)")
+    select = run.add_argument_group("which samples")
+    select.add_argument("--eval", action="append", metavar="ID", help="only this eval (repeatable)")
+    select.add_argument("--case", action="append", metavar="GLOB", help="only case IDs matching GLOB (repeatable)")
+    select.add_argument("--limit", type=int, metavar="N", help="the first N cases after filtering")
+    select.add_argument("--repeat", type=int, metavar="K", help="samples per case (default 1)")
+    records = run.add_argument_group("records")
+    records.add_argument("--resume", action="store_true", help="continue an interrupted RUN_DIR")
+    records.add_argument("--rerun-errors", action="store_true", help="with --resume: also re-run samples that ended in error")
+    records.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    run.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)")
+    run.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,6 +223,12 @@ def cmd_grade(args) -> int:
     return run_grade_command(args.release, args.responses, args.out, json_summary=args.json, fail_under=args.fail_under)
 
 
+def cmd_run(args) -> int:
+    from trunchbull.run.command import run_command
+
+    return run_command(args)
+
+
 def cmd_init(args) -> int:
     from trunchbull.init import scaffold
 
@@ -201,5 +246,6 @@ COMMANDS = {
     "verify": cmd_verify,
     "diff": cmd_diff,
     "grade": cmd_grade,
+    "run": cmd_run,
     "init": cmd_init,
 }

@@ -28,6 +28,7 @@ def write_atomic(path: Path, data: bytes | bytearray) -> None:
     """`path` holds either its old content or all of `data`, never a part."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's files are private; these are ordinary outputs
         with os.fdopen(fd, "wb") as handle:
             write_all(handle, data)
         os.replace(tmp, path)
@@ -37,3 +38,9 @@ def write_atomic(path: Path, data: bytes | bytearray) -> None:
         except OSError:
             pass
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,74 @@
+// The HTTP side of a model call (SPEC §8.2): a fetch for the AI SDK providers
+// that retries rate limits (429), 408, 409, 5xx and failed connections up to
+// `retries` times, with exponential backoff and jitter (1 s doubling to 60 s)
+// unless the server says when to come back (`retry-after-ms`, `retry-after`
+// in seconds or as an HTTP date). Other 4xx are returned as they are. Each
+// retry is counted on the sample in progress (its AsyncLocalStorage store), so
+// the record can say how many attempts the sample's model calls took. The
+// providers' own retries are off (maxRetries: 0): this is the only policy.
+import { AsyncLocalStorage } from "node:async_hooks";
+
+export const sampleContext = new AsyncLocalStorage();
+
+const BASE_MS = 1000;
+const CAP_MS = 60_000;
+
+export function retryable(status) {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+export function serverDelayMs(headers, now = Date.now()) {
+  if (!headers) return null;
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
+  const after = headers.get("retry-after");
+  if (after === null || after.trim() === "") return null;
+  if (/^\d+(\.\d+)?$/.test(after.trim())) return Number(after) * 1000;
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+export function backoffMs(attempt, random = Math.random) {
+  const ceiling = Math.min(CAP_MS, BASE_MS * 2 ** attempt);
+  return ceiling / 2 + random() * (ceiling / 2); // "equal jitter": at least half the step
+}
+
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export function retryingFetch(retries, baseFetch = globalThis.fetch) {
+  return async function fetchWithRetries(url, init) {
+    const signal = init?.signal;
+    for (let attempt = 0; ; attempt++) {
+      let response = null;
+      let failure = null;
+      try {
+        response = await baseFetch(url, init);
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        failure = err;
+      }
+      if (attempt >= retries || (response !== null && !retryable(response.status))) {
+        if (failure) throw failure;
+        return response;
+      }
+      const wait = serverDelayMs(response?.headers) ?? backoffMs(attempt);
+      if (response?.body) await response.body.cancel().catch(() => {});
+      const store = sampleContext.getStore();
+      if (store) store.retries += 1;
+      await sleep(wait, signal);
+    }
+  };
+}

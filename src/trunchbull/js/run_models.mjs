@@ -1,0 +1,31 @@
+// The model registry (SPEC §8.1): a model SPEC, already checked by the
+// Python side ({ provider, model, baseUrl, apiKey, path }), becomes an AI SDK
+// language model. Built-in models implement LanguageModelV3 in their own
+// modules; hosted ones come from the official @ai-sdk/* provider packages of
+// the pinned toolchain. Every provider gets the same retrying fetch. Nothing
+// after this asks which provider a model is.
+import { echoModel } from "./model_echo.mjs";
+import { replayModel } from "./model_replay.mjs";
+
+const FACTORIES = {
+  echo: () => echoModel(),
+  replay: ({ path }) => replayModel(path),
+  openai: async ({ model, baseUrl, apiKey }, load, fetch) =>
+    // chat completions, the protocol every OpenAI-style server speaks (the
+    // provider's default for `openai(model)` is the Responses API)
+    (await load("@ai-sdk/openai")).createOpenAI({ apiKey, baseURL: baseUrl, fetch }).chat(model),
+  anthropic: async ({ model, baseUrl, apiKey }, load, fetch) =>
+    (await load("@ai-sdk/anthropic")).createAnthropic({ apiKey, baseURL: baseUrl, fetch })(model),
+  google: async ({ model, baseUrl, apiKey }, load, fetch) =>
+    (await load("@ai-sdk/google")).createGoogleGenerativeAI({ apiKey, baseURL: baseUrl, fetch })(model),
+  "openai-compatible": async ({ model, baseUrl, apiKey }, load, fetch) =>
+    (await load("@ai-sdk/openai-compatible")).createOpenAICompatible({
+      name: "openai-compatible", baseURL: baseUrl, apiKey, fetch, includeUsage: true,
+    })(model),
+};
+
+export async function createModel(spec, load, fetch) {
+  const factory = FACTORIES[spec.provider];
+  if (!factory) throw new Error(`unknown provider ${JSON.stringify(spec.provider)}`);
+  return factory(spec, load, fetch);
+}

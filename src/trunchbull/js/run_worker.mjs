@@ -1,0 +1,230 @@
+// A run worker (SPEC §8.2): runs many samples concurrently, each one AI SDK
+// `generateText` call with the case's tools and a bounded multi-step loop.
+// Started by trunchbull/run/workers.py under Node's permission model (reads
+// only in the release, its dependencies and the toolchain; no writes, child
+// processes, workers or addons; network allowed), with stdout and stderr sent
+// to a log file. The protocol is on file descriptor argv[2], so user code that
+// prints cannot corrupt it.
+//
+// stdin, one JSON line each: first the run's configuration
+//   { model: { provider, model, baseUrl, apiKeyEnv, path }, settings, maxSteps,
+//     timeoutMs, toolTimeoutMs, retries, tools: { name: { module, description, inputSchema } } }
+// then one line per sample: { k, caseId, repeat, system, prompt, tools: [names] }.
+// Protocol lines (tab-separated, one write each):
+//   ready                      the model is made; samples may come
+//   fatal <TAB> message        the model cannot be made (nothing was called)
+//   s <TAB> k <TAB> n          tool call (or tool-module import) n of sample k starts
+//   e <TAB> k <TAB> n          ... and ends
+//   r <TAB> k <TAB> kind|- <TAB> record JSON   sample k is done (its error kind, or -)
+import { writeSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+import { echoModel } from "./model_echo.mjs";
+import { createModel } from "./run_models.mjs";
+import { retryingFetch, sampleContext } from "./run_fetch.mjs";
+import { ToolBox } from "./run_tools.mjs";
+
+const PROTOCOL_FD = Number(process.argv[2]);
+const stringify = JSON.stringify; // captured before any user code runs
+const parse = JSON.parse;
+const toolchainRequire = createRequire(`${process.env.TRUNCHBULL_TOOLCHAIN}/package.json`);
+const load = (name) => import(pathToFileURL(toolchainRequire.resolve(name)).href);
+
+// Anything user code prints goes to the log, never to the protocol.
+for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
+
+function send(text) {
+  const buf = Buffer.from(text + "\n");
+  let offset = 0;
+  while (offset < buf.length) offset += writeSync(PROTOCOL_FD, buf, offset);
+}
+
+function errorText(err) {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  try {
+    return typeof err === "string" ? err : String(err);
+  } catch {
+    return "an error that cannot be printed";
+  }
+}
+
+let secret = null; // the API key, scrubbed from every message
+function scrub(text) {
+  let out = String(text);
+  if (secret) out = out.split(secret).join("[redacted]");
+  return out.replace(/(bearer\s+)[^\s"',]+/gi, "$1[redacted]");
+}
+
+function jsonSafe(value) {
+  if (value === undefined) return null;
+  try {
+    const text = stringify(value); // what the model was sent (toJSON included)
+    return text === undefined ? null : parse(text);
+  } catch {
+    return errorText(value);
+  }
+}
+
+function classify(err, sample) {
+  if (sample.failure) return { kind: sample.failure.trunchbullKind ?? "error", message: sample.failure.message };
+  if (err && typeof err === "object" && typeof err.trunchbullKind === "string") return { kind: err.trunchbullKind, message: err.message };
+  const status = err && typeof err === "object" ? err.statusCode : undefined;
+  if (status === 429) return { kind: "rate-limit", message: `${errorText(err)} (HTTP 429 after ${sample.retries} retries)` };
+  if (typeof status === "number") return { kind: "provider", message: `${errorText(err)} (HTTP ${status})` };
+  const cause = err && typeof err === "object" && err.cause ? `; cause: ${errorText(err.cause)}` : "";
+  return { kind: "provider", message: `${errorText(err)}${cause}` };
+}
+
+function usageOf(u) {
+  const n = (v) => (Number.isFinite(v) ? v : null);
+  return { inputTokens: n(u?.inputTokens), outputTokens: n(u?.outputTokens), totalTokens: n(u?.totalTokens) };
+}
+
+function addUsage(total, u) {
+  for (const key of ["inputTokens", "outputTokens", "totalTokens"]) {
+    if (Number.isFinite(u?.[key])) total[key] = (total[key] ?? 0) + u[key];
+  }
+}
+
+function stepParts(step, calls, results) {
+  for (const call of step.toolCalls ?? []) {
+    calls.push({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input: jsonSafe(call.input) });
+  }
+  for (const part of step.content ?? []) {
+    if (part.type === "tool-result") {
+      results.push({ toolCallId: part.toolCallId, toolName: part.toolName, output: jsonSafe(part.output) });
+    } else if (part.type === "tool-error") {
+      results.push({ toolCallId: part.toolCallId, toolName: part.toolName, error: scrub(errorText(part.error)) });
+    }
+  }
+}
+
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+const input = lines[Symbol.asyncIterator]();
+const first = await input.next();
+if (first.done) process.exit(0);
+const config = parse(first.value);
+
+let ai;
+let model;
+let toolBox;
+try {
+  ai = await load("ai");
+  const spec = { ...config.model };
+  if (spec.apiKeyEnv) {
+    spec.apiKey = process.env[spec.apiKeyEnv];
+    secret = spec.apiKey || null;
+    delete process.env[spec.apiKeyEnv]; // tools run in this process: they never see the key
+  }
+  model = await createModel(spec, load, retryingFetch(config.retries));
+  toolBox = new ToolBox(config.tools, {
+    ai, aiFallback: toolchainRequire.resolve("ai"), toolTimeoutMs: config.toolTimeoutMs,
+    onStart: (k, n) => send(`s\t${k}\t${n}`), onEnd: (k, n) => send(`e\t${k}\t${n}`),
+  });
+  await toolBox.preload();
+  // The AI SDK's first call initializes it (~0.2 s): made here, with the
+  // built-in echo model, so that no sample's latency includes it.
+  await ai.generateText({ model: echoModel(), prompt: "warm-up", maxRetries: 0 });
+} catch (err) {
+  send(`fatal\t${stringify(scrub(errorText(err)))}`);
+  process.exit(1);
+}
+send("ready");
+
+const settings = config.settings;
+let inFlight = 0;
+let closing = false;
+
+async function runSample(request) {
+  const started = performance.now();
+  const controller = new AbortController();
+  const sample = { k: request.k, controller, failure: null, retries: 0 };
+  const calls = [];
+  const results = [];
+  const usage = {};
+  let steps = 0;
+  let lastFinish = null;
+  const timer = setTimeout(() => {
+    const err = new Error(`the sample did not finish within the ${config.timeoutMs / 1000} s timeout`);
+    err.trunchbullKind = "timeout";
+    sample.failure ??= err;
+    controller.abort(err);
+  }, config.timeoutMs);
+  let output = "";
+  let finishReason = null;
+  let error = null;
+  try {
+    await sampleContext.run(sample, async () => {
+      const tools = request.tools.length ? await toolBox.toolsFor(request.tools, sample) : undefined;
+      const result = await ai.generateText({
+        model,
+        system: request.system ?? undefined,
+        prompt: request.prompt,
+        tools,
+        stopWhen: ai.stepCountIs(config.maxSteps),
+        maxRetries: 0,
+        abortSignal: controller.signal,
+        providerOptions: { trunchbull: { caseId: request.caseId, repeat: request.repeat } },
+        ...settings,
+        onStepFinish: (step) => {
+          steps += 1;
+          lastFinish = step.finishReason;
+          stepParts(step, calls, results);
+          addUsage(usage, step.usage);
+        },
+      });
+      output = result.text;
+      finishReason = result.finishReason ?? lastFinish;
+    });
+  } catch (err) {
+    error = classify(err, sample);
+    error.message = scrub(error.message);
+    finishReason = lastFinish;
+  } finally {
+    clearTimeout(timer);
+  }
+  const record = {
+    caseId: request.caseId,
+    repeat: request.repeat,
+    output,
+    toolCalls: calls,
+    toolResults: results,
+    steps,
+    finishReason,
+    usage: usageOf(usage),
+    latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+    attempts: 1 + sample.retries,
+    cached: false,
+    error,
+  };
+  let line;
+  try {
+    line = stringify(record);
+  } catch (err) {
+    record.output = "";
+    record.toolCalls = [];
+    record.toolResults = [];
+    record.error = { kind: "record", message: `the sample cannot be recorded: ${errorText(err)}` };
+    line = stringify(record);
+  }
+  send(`r\t${request.k}\t${record.error ? record.error.kind : "-"}\t${line}`);
+}
+
+function done() {
+  inFlight -= 1;
+  if (closing && inFlight === 0) process.exit(0);
+}
+
+for (;;) {
+  const next = await input.next();
+  if (next.done) break;
+  if (!next.value) continue;
+  inFlight += 1;
+  runSample(parse(next.value)).then(done, (err) => {
+    process.stderr.write(`trunchbull run worker: ${errorText(err)}\n`);
+    done();
+  });
+}
+closing = true;
+if (inFlight === 0) process.exit(0);

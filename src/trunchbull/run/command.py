@@ -1,0 +1,323 @@
+"""`trunchbull run TARGET --model SPEC -o RUN_DIR` (SPEC §8): the run from
+start to finish. Everything that can be wrong with the command line is found
+before anything is called or written (exit 2); then the run directory is made,
+cached samples are recorded, the rest go to the Node workers and are recorded
+as they finish, and at the end every sample is graded from the log.
+
+Exit codes: 0 every sample graded and none in error, 1 a `--fail-under` not
+met or any sample in error, 2 usage errors (130 when interrupted: what was
+recorded is kept, and `--resume` continues).
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+
+from trunchbull import __version__
+from trunchbull.diagnostics import UsageError
+from trunchbull.grading.command import check_fail_under, fail_under_verdict
+from trunchbull.grading.grader import Sample as GradedSample
+from trunchbull.grading.grader import grade
+from trunchbull.grading.responses import Response
+from trunchbull.grading.results import write_results
+from trunchbull.grading.summary import summarize
+from trunchbull.grading.summary_text import render_summary
+from trunchbull.loaded_release import LoadedRelease, load_release, runtime_layout
+from trunchbull.run.cache import ResponseCache, as_cached, default_cache_path
+from trunchbull.run.model_spec import ModelSpec, parse_model_spec
+from trunchbull.run.progress import RunProgress
+from trunchbull.run.records import (RESPONSES, RESULTS, RUN_JSON, SUMMARY, RecordLog, drop_error_records, read_records,
+                                    read_run_json, write_json)
+from trunchbull.run.samples import Sample, plan, select_cases
+from trunchbull.run.settings import DEFAULTS, SCHEDULING_ONLY, Filters, RunSettings, check_repeat
+from trunchbull.run.target import resolve_target
+from trunchbull.run.workers import WorkerPool, WorkerSetupError, worker_count
+from trunchbull.toolchain import toolchain
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+CACHE_FLUSH_S = 1.0
+FORMAT = "trunchbull.run"
+
+# command-line option → its run.json setting, for --resume's comparison
+SETTING_FLAGS = {"temperature": "--temperature", "maxTokens": "--max-tokens", "topP": "--top-p", "seed": "--seed",
+                 "maxSteps": "--max-steps", "timeout": "--timeout", "toolTimeout": "--tool-timeout",
+                 "retries": "--retries", "concurrency": "-j/--concurrency"}
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    spec: ModelSpec
+    settings: RunSettings
+    filters: Filters
+    repeat: int
+
+
+def resolve_options(args, previous: dict | None) -> RunOptions:
+    """The options of this run: what the command line gives, and, on
+    --resume, what run.json recorded for everything it does not give. An
+    option given that differs from the recorded run is a usage error naming
+    each difference."""
+    differences: list[str] = []
+
+    def pick(flag: str, given, recorded, present: bool):
+        if given is None:
+            return recorded if present else None
+        if present and given != recorded and flag:
+            differences.append(f"{flag} {given!r} (the run has {recorded!r})")
+        return given
+
+    old = previous or {}
+    old_settings = old.get("settings") or {}
+    old_filters = old.get("filters") or {}
+    has = previous is not None
+    model = pick("--model", args.model, old.get("model"), has)
+    if model is None:
+        raise UsageError("--model SPEC is required (e.g. --model echo, --model openai:gpt-4o-mini)")
+    base_url = pick("--base-url", args.base_url, old.get("baseUrl"), has)
+    api_key_env = pick("", args.api_key_env, old.get("apiKeyEnv"), has)
+    values = {}
+    for name, flag in SETTING_FLAGS.items():
+        given = getattr(args, _arg_name(name))
+        value = pick(flag if name not in SCHEDULING_ONLY else "", given, old_settings.get(name), has and name in old_settings)
+        values[name] = value if value is not None else DEFAULTS.get(name)
+    evals = pick("--eval", tuple(args.eval) if args.eval else None, tuple(old_filters.get("eval") or ()), has)
+    cases = pick("--case", tuple(args.case) if args.case else None, tuple(old_filters.get("case") or ()), has)
+    limit = pick("--limit", args.limit, old_filters.get("limit"), has)
+    repeat = pick("--repeat", args.repeat, old.get("repeat"), has) or 1
+    if differences:
+        raise UsageError("--resume: the command line differs from the run being resumed (run.json): "
+                         + "; ".join(differences) + ". Resume with the same options, or start a new run directory")
+    spec = parse_model_spec(model, base_url=base_url, api_key_env=api_key_env)
+    settings = RunSettings(**{name: values[name] for name in SETTING_FLAGS})
+    return RunOptions(spec, settings, Filters(tuple(evals or ()), tuple(cases or ()), limit), check_repeat(repeat))
+
+
+def _arg_name(setting: str) -> str:
+    return {"maxTokens": "max_tokens", "topP": "top_p", "maxSteps": "max_steps", "toolTimeout": "tool_timeout"}.get(setting, setting)
+
+
+def _run_json(release: LoadedRelease, release_path: Path, options: RunOptions, samples: int) -> dict:
+    spec = options.spec
+    return {
+        "format": FORMAT,
+        "release": {"digest": release.digest, "title": release.title, "version": release.manifest.get("version"),
+                    "path": str(release_path)},
+        "model": spec.text,
+        "baseUrl": spec.base_url,
+        "apiKeyEnv": spec.api_key_env,
+        "settings": options.settings.to_json(),
+        "filters": options.filters.to_json(),
+        "repeat": options.repeat,
+        "samples": samples,
+        "trunchbull": __version__,
+        "startedAt": _now(),
+        "finishedAt": None,
+    }
+
+
+def _check_run_dir(run_dir: Path, resume: bool, rerun_errors: bool) -> dict | None:
+    """The recorded run.json when resuming; None for a new run."""
+    if rerun_errors and not resume:
+        raise UsageError("--rerun-errors re-runs the failed samples of a run being resumed: add --resume")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise UsageError(f"{run_dir} exists and is not a directory")
+    non_empty = run_dir.is_dir() and any(run_dir.iterdir())
+    if not resume:
+        if non_empty:
+            raise UsageError(f"{run_dir} exists and is not empty: nothing is overwritten. Continue that run with "
+                             "--resume, or choose a new directory")
+        return None
+    if not non_empty:
+        raise UsageError(f"--resume: {run_dir} holds no run to resume")
+    previous = read_run_json(run_dir)
+    if previous.get("format") != FORMAT:
+        raise UsageError(f"--resume: {run_dir / RUN_JSON} is not a trunchbull run")
+    return previous
+
+
+def run_command(args) -> int:
+    enabled = gc.isenabled()
+    gc.disable()  # many long-lived records and no cycles: collection would only rescan them
+    try:
+        return _run(args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run(args) -> int:
+    check_fail_under(args.fail_under)
+    run_dir: Path = args.out
+    previous = _check_run_dir(run_dir, args.resume, args.rerun_errors)
+    options = resolve_options(args, previous)
+    code, release_path = resolve_target(args.target, as_json=args.json)
+    if release_path is None:
+        return code
+    release = load_release(release_path)
+    if previous is not None and (previous.get("release") or {}).get("digest") != release.digest:
+        raise UsageError(f"--resume: {args.target} is release {release.digest}, but the run being resumed ran "
+                         f"{(previous.get('release') or {}).get('digest')}; resume against the same release")
+    samples = plan(release, select_cases(release, options.filters), options.repeat, options.spec.identity(),
+                   options.settings)
+    log_path = run_dir / RESPONSES
+    recorded = read_records(log_path, drop_torn=True) if previous is not None else None
+    rerun = drop_error_records(log_path, recorded) if recorded is not None and args.rerun_errors else 0
+    done = recorded.records if recorded is not None else {}
+    todo = [s for s in samples if (s.case_id, s.repeat) not in done]
+    cache = None if args.no_cache else ResponseCache(default_cache_path())
+    try:
+        hits = cache.lookup([s.key for s in todo]) if cache is not None and todo else {}
+        to_run = [s for s in todo if s.key not in hits]
+        with tempfile.TemporaryDirectory(prefix="trunchbull-run-") as workdir:
+            pool = _start_pool(release, options, Path(workdir)) if to_run else None
+            try:
+                if previous is None:
+                    run_dir.mkdir(parents=True, exist_ok=True)
+                    meta = _run_json(release, release_path, options, len(samples))
+                else:
+                    meta = {**previous, "finishedAt": None, "resumes": int(previous.get("resumes") or 0) + 1}
+                write_json(run_dir / RUN_JSON, meta)
+                interrupted = _record(run_dir, samples, todo, hits, to_run, pool, cache, options, done, rerun,
+                                      quiet=args.json)
+            finally:
+                if pool is not None:
+                    pool.close()
+    finally:
+        if cache is not None:
+            cache.close()
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return _grade_and_report(run_dir, release, samples, options, meta, args)
+
+
+def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path) -> WorkerPool:
+    layout = runtime_layout(release, workdir)
+    tools = {}
+    for tool in release.manifest.get("tools") or []:
+        bundle = layout.bundle(tool["bundle"])
+        if bundle is not None:
+            tools[tool["name"]] = {"module": str(bundle), "description": tool["description"],
+                                   "inputSchema": tool["inputSchema"]}
+    settings = options.settings
+    config = {"model": options.spec.for_worker(), "settings": settings.call_settings(), "maxSteps": settings.maxSteps,
+              "timeoutMs": int(settings.timeout * 1000), "toolTimeoutMs": int(settings.toolTimeout * 1000),
+              "retries": settings.retries, "tools": tools}
+    pool = WorkerPool(toolchain(), config, [*layout.read_paths, *options.spec.read_paths()], options.spec.worker_env(),
+                      size=worker_count(settings.concurrency), cwd=layout.modules_dir, timeout_s=settings.timeout,
+                      tool_timeout_s=settings.toolTimeout)
+    try:
+        pool.start()
+    except WorkerSetupError as err:
+        pool.kill_all()
+        raise UsageError(f"--model {options.spec.text}: the model cannot be made: {err}") from None
+    except BaseException:
+        pool.kill_all()
+        raise
+    return pool
+
+
+def _record(run_dir: Path, samples: list[Sample], todo: list[Sample], hits: dict[str, bytes], to_run: list[Sample],
+            pool: WorkerPool | None, cache: ResponseCache | None, options: RunOptions, done: dict, rerun: int,
+            quiet: bool) -> bool:
+    """Record cached samples, then run the rest; True when interrupted."""
+    errors_before = sum(1 for row in done.values() if row.get("error"))
+    progress = RunProgress(len(samples), len(samples) - len(todo), errors_before, enabled=False if quiet else None)
+    secret = options.spec.secret
+    secret_bytes = secret.encode() if secret else None
+    log = RecordLog(run_dir / RESPONSES)
+    flushed = [time.monotonic()]
+
+    def on_record(sample: Sample, kind: str | None, record: bytes) -> None:
+        if secret_bytes and secret_bytes in record:
+            record = record.replace(secret_bytes, b"[redacted]")
+        log.append(record + b"\n")
+        if kind is None and cache is not None:
+            cache.put(sample.key, record)
+            now = time.monotonic()
+            if now - flushed[0] >= CACHE_FLUSH_S:
+                flushed[0] = now
+                cache.flush()
+        progress.sample_done(kind is not None)
+
+    try:
+        for sample in todo:
+            stored = hits.get(sample.key)
+            if stored is not None:
+                log.append(as_cached(stored, sample.case_id, sample.repeat) + b"\n")
+                progress.sample_done(False)
+        if pool is not None:
+            pool.run(to_run, options.settings.concurrency, on_record)
+    except KeyboardInterrupt:
+        if pool is not None:
+            pool.kill_all()
+        progress.finish()
+        log.close()
+        print(f"trunchbull: interrupted; {progress.done:,} of {len(samples):,} samples are recorded in {run_dir}. "
+              f"Continue with: trunchbull run … -o {run_dir} --resume", file=sys.stderr)
+        return True
+    progress.finish()
+    log.close()
+    if rerun:
+        print(f"re-ran {rerun:,} sample(s) that had ended in error", file=sys.stderr)
+    return False
+
+
+def _grade_and_report(run_dir: Path, release: LoadedRelease, samples: list[Sample], options: RunOptions, meta: dict,
+                      args) -> int:
+    records = read_records(run_dir / RESPONSES).records
+    to_grade = []
+    usages, latencies = [], []
+    for sample in samples:
+        row = records.get((sample.case_id, sample.repeat))
+        if row is None:
+            to_grade.append(GradedSample(sample.case, None, sample.repeat))
+            usages.append(None)
+            latencies.append(None)
+            continue
+        response = Response(0, row.get("output") if type(row.get("output")) is str else "", row.get("toolCalls") or [],
+                            row.get("finishReason"), row.get("usage"))
+        to_grade.append(GradedSample(sample.case, response, sample.repeat, row.get("error") or None))
+        usages.append(row.get("usage"))
+        latencies.append(row.get("latencyMs"))
+    graded = grade(release, to_grade, f"no record of this sample in {RESPONSES}")
+    write_results(run_dir / RESULTS, graded.results)
+    summary = summarize(release.manifest, graded.results, usages, latencies, repeats=options.repeat)
+    summary["model"] = options.spec.text
+    write_json(run_dir / SUMMARY, summary)
+    meta["finishedAt"] = _now()
+    write_json(run_dir / RUN_JSON, meta)
+
+    overall = summary["overall"]
+    code = EXIT_FAILED if overall["errors"] else EXIT_OK
+    met = None
+    verdict = None
+    if args.fail_under is not None:
+        met, verdict = fail_under_verdict(summary, args.fail_under, noun="sample")
+        if not met:
+            code = EXIT_FAILED
+    if args.json:
+        out = {**summary, "runDir": str(run_dir),
+               "failUnder": None if args.fail_under is None else {"rate": args.fail_under, "met": met},
+               "exitCode": code}
+        sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        print(render_summary(summary))
+        print(f"run: {run_dir}")
+    if overall["errors"]:
+        print(f"trunchbull: {overall['errors']:,} sample(s) ended in error (infrastructure failures); see "
+              f"{run_dir / RESULTS} and re-run them with --resume --rerun-errors", file=sys.stderr)
+    if verdict:
+        print(verdict, file=sys.stderr)
+    return code

@@ -1,0 +1,125 @@
+"""Model SPECs (SPEC §8.1): `echo`, `replay:PATH`, `openai:MODEL`,
+`anthropic:MODEL`, `google:MODEL`, `openai-compatible:MODEL`. Parsed and
+checked before anything is called or written: an unknown provider, a
+malformed SPEC, a missing credential or base URL is a usage error."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from trunchbull.diagnostics import UsageError
+from trunchbull.ids import suggest
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    takes_model: bool  # `name:MODEL` (else the SPEC is the bare name, or `name:PATH`)
+    key_env: str | None = None  # the default variable holding the API key
+    needs_key: bool = False
+    needs_base_url: bool = False
+    takes_path: bool = False  # `name:PATH` of a local file
+
+
+PROVIDERS = {p.name: p for p in (
+    Provider("echo", takes_model=False),
+    Provider("replay", takes_model=False, takes_path=True),
+    Provider("openai", takes_model=True, key_env="OPENAI_API_KEY", needs_key=True),
+    Provider("anthropic", takes_model=True, key_env="ANTHROPIC_API_KEY", needs_key=True),
+    Provider("google", takes_model=True, key_env="GOOGLE_GENERATIVE_AI_API_KEY", needs_key=True),
+    Provider("openai-compatible", takes_model=True, needs_base_url=True),
+)}
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+EXAMPLES = "echo, replay:responses.jsonl, openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, google:gemini-2.5-flash, openai-compatible:MODEL --base-url URL"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    text: str  # as given on the command line (recorded in run.json)
+    provider: str
+    model: str | None
+    base_url: str | None
+    api_key_env: str | None  # the variable the key is read from, when one is used
+    path: Path | None = None  # replay: the responses file
+
+    @property
+    def secret(self) -> str | None:
+        return os.environ.get(self.api_key_env) if self.api_key_env else None
+
+    def for_worker(self) -> dict:
+        """What the Node registry needs to make the model (the key itself is
+        passed in the worker's environment, never in a message)."""
+        return {"provider": self.provider, "model": self.model, "baseUrl": self.base_url,
+                "apiKeyEnv": self.api_key_env, "path": str(self.path) if self.path else None}
+
+    def worker_env(self) -> dict[str, str]:
+        secret = self.secret
+        return {self.api_key_env: secret} if self.api_key_env and secret else {}
+
+    def read_paths(self) -> list[Path]:
+        return [self.path] if self.path else []
+
+    def identity(self) -> dict:
+        """What identifies the model in the response cache: the file's content
+        for replay (not its path), else provider, model and base URL."""
+        model = self.model
+        if self.path is not None:
+            model = "sha256:" + hashlib.sha256(self.path.read_bytes()).hexdigest()
+        return {"provider": self.provider, "model": model, "baseUrl": self.base_url}
+
+
+def _check_base_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise UsageError(f"--base-url {url!r} is not an http(s) URL (e.g. http://127.0.0.1:8080/v1)")
+    return url.rstrip("/")
+
+
+def parse_model_spec(text: str, *, base_url: str | None = None, api_key_env: str | None = None) -> ModelSpec:
+    name, sep, rest = text.partition(":")
+    provider = PROVIDERS.get(name)
+    if provider is None:
+        near = suggest(name, list(PROVIDERS))
+        hint = f" (did you mean {near!r}?)" if near else ""
+        raise UsageError(f"--model {text!r}: unknown provider {name!r}{hint}; providers: {', '.join(PROVIDERS)}. "
+                         f"Examples: {EXAMPLES}")
+    if provider.takes_model and not rest.strip():
+        raise UsageError(f"--model {text!r}: name the model after the colon, e.g. {name}:MODEL")
+    if not provider.takes_model and not provider.takes_path and sep:
+        raise UsageError(f"--model {text!r}: {name} takes no model name; use --model {name}")
+    if provider.takes_path and not rest:
+        raise UsageError(f"--model {text!r}: name the responses file, e.g. replay:responses.jsonl")
+    if api_key_env is not None and not ENV_NAME.match(api_key_env):
+        raise UsageError(f"--api-key-env {api_key_env!r} is not an environment variable name")
+    if base_url is not None:
+        base_url = _check_base_url(base_url)
+    if provider.needs_base_url and base_url is None:
+        raise UsageError(f"--model {text!r}: {name} needs --base-url URL (the server's OpenAI-compatible endpoint, "
+                         "e.g. http://127.0.0.1:8080/v1)")
+    if base_url is not None and not (provider.takes_model):
+        raise UsageError(f"--base-url does not apply to --model {name}")
+    key_env = api_key_env or provider.key_env
+    if key_env and provider.takes_model:
+        if not os.environ.get(key_env):
+            if api_key_env or provider.needs_key:
+                raise UsageError(f"--model {text!r} needs an API key: the environment variable {key_env} is not set"
+                                 + ("" if api_key_env else f" (or name another variable with --api-key-env NAME)"))
+            key_env = None
+    elif api_key_env:
+        raise UsageError(f"--api-key-env does not apply to --model {name}")
+    path = None
+    if provider.takes_path:
+        path = Path(rest).absolute()
+        if not path.is_file():
+            raise UsageError(f"--model {text!r}: {rest} is not a file")
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as err:
+            raise UsageError(f"--model {text!r}: cannot read {rest}: {err.strerror or err}") from None
+    return ModelSpec(text, name, rest if provider.takes_model else None, base_url, key_env if provider.takes_model else None, path)

@@ -1,0 +1,329 @@
+"""The run's Node workers and the scheduler that feeds them (SPEC §8.2).
+
+A small pool of Node processes (js/run_worker.mjs, under Node's permission
+model) each runs many samples at once; at most `concurrency` samples are in
+flight across the pool, each sent to the worker with the fewest. One thread
+here does everything else: it writes requests, reads each worker's protocol
+pipe, hands finished records to the caller, and watches the clock:
+
+* a tool call that has not ended `tool_timeout + grace` after it started
+  (a synchronous infinite loop never gives the worker's own timer a chance)
+  ends its sample as `tool-timeout`; the worker is killed and replaced, and
+  the other samples that were in flight on it are sent again, uncharged;
+* a sample not answered `timeout + grace` after it was sent ends as
+  `timeout` the same way (the worker enforces the timeout itself; this only
+  fires when it cannot);
+* a worker that dies on its own takes its samples with it: they are sent
+  again, and a sample on a worker that dies a second time ends as
+  `worker-crash`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import select
+import subprocess
+import tempfile
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import orjson
+
+from trunchbull.diagnostics import UsageError
+from trunchbull.evaluators.pool import pool_size
+from trunchbull.node import sandbox_flags
+from trunchbull.run.samples import Sample
+from trunchbull.toolchain import JS_DIR, Toolchain
+
+WORKER_SCRIPT = JS_DIR / "run_worker.mjs"
+WORKER_MEMORY_MB = 2048
+GRACE_S = 1.0  # after a deadline, the worker's own report is waited for this long
+MAX_CRASHES = 2
+MAX_WORKERS = 8
+SAMPLES_PER_WORKER = 4  # below this many in flight per worker, another worker is not worth its start-up
+
+
+def worker_count(concurrency: int) -> int:
+    return max(1, min(pool_size(), MAX_WORKERS, math.ceil(concurrency / SAMPLES_PER_WORKER)))
+
+
+OnRecord = Callable[[Sample, "str | None", bytes], None]  # (sample, error kind or None, record JSON)
+
+
+@dataclass
+class _InFlight:
+    sample: Sample
+    sent: float
+    crashes: int = 0
+
+
+@dataclass
+class _Worker:
+    proc: subprocess.Popen
+    in_fd: int
+    out_fd: int
+    log: object
+    ready: bool = False
+    inflight: dict[int, _InFlight] = field(default_factory=dict)
+    open_tools: dict[tuple[int, int], float] = field(default_factory=dict)
+    outbox: bytearray = field(default_factory=bytearray)
+    inbox: bytes = b""
+
+    def log_tail(self, limit: int = 1500) -> str:
+        try:
+            self.log.seek(0, os.SEEK_END)
+            size = self.log.tell()
+            self.log.seek(max(0, size - limit))
+            text = self.log.read().decode(errors="replace").strip()
+        except (OSError, ValueError):
+            return ""
+        return "\n".join([line for line in text.splitlines() if line.strip()][-12:])
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.close_fds()
+
+    def close_fds(self) -> None:
+        for fd in (self.in_fd, self.out_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            self.log.close()
+        except OSError:
+            pass
+
+
+class WorkerSetupError(Exception):
+    """The model could not be made (reported by a worker before any call)."""
+
+
+def _error_record(sample: Sample, kind: str, message: str, elapsed_s: float) -> bytes:
+    return orjson.dumps({
+        "caseId": sample.case_id, "repeat": sample.repeat, "output": "", "toolCalls": [], "toolResults": [],
+        "steps": 0, "finishReason": None, "usage": {"inputTokens": None, "outputTokens": None, "totalTokens": None},
+        "latencyMs": round(elapsed_s * 1000, 3), "attempts": 1, "cached": False,
+        "error": {"kind": kind, "message": message}})
+
+
+class WorkerPool:
+    def __init__(self, tc: Toolchain, config: dict, read_paths: list[Path], env: dict[str, str], *, size: int,
+                 cwd: Path, timeout_s: float, tool_timeout_s: float):
+        self.tc = tc
+        self._config_line = orjson.dumps(config) + b"\n"
+        self.read_paths = read_paths
+        self.env = {**tc.base_env(), **env}
+        self.size = size
+        self.cwd = cwd
+        self.timeout_s = timeout_s
+        self.tool_timeout_s = tool_timeout_s
+        self.workers: list[_Worker] = []
+        self.replaced = 0
+
+    # ------------------------------------------------------------------ processes
+
+    def _spawn(self) -> _Worker:
+        read_fd, write_fd = os.pipe()
+        log = tempfile.TemporaryFile(prefix="trunchbull-run-worker-")
+        cmd = [str(self.tc.node), *sandbox_flags([*self.read_paths, JS_DIR, self.tc.root], WORKER_MEMORY_MB),
+               str(WORKER_SCRIPT), str(write_fd)]
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=log, stderr=log, pass_fds=(write_fd,),
+                                    env=self.env, cwd=str(self.cwd))
+        finally:
+            os.close(write_fd)
+        assert proc.stdin is not None
+        in_fd = os.dup(proc.stdin.fileno())
+        proc.stdin.close()
+        os.set_blocking(in_fd, False)
+        worker = _Worker(proc, in_fd, read_fd, log)
+        worker.outbox += self._config_line
+        return worker
+
+    def start(self) -> None:
+        """Start every worker and wait until each has made the model (a
+        WorkerSetupError when one cannot: nothing has been called)."""
+        self.workers = [self._spawn() for _ in range(self.size)]
+        deadline = time.monotonic() + 60
+        while not all(w.ready for w in self.workers):
+            self._pump(min(1.0, max(0.0, deadline - time.monotonic())), on_record=None)
+            if time.monotonic() > deadline:
+                raise UsageError("the run's Node workers did not start within 60 s")
+
+    def close(self) -> None:
+        for worker in self.workers:
+            try:
+                os.close(worker.in_fd)  # end of input: the worker exits
+            except OSError:
+                pass
+        for worker in self.workers:
+            try:
+                worker.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                worker.proc.kill()
+                worker.proc.wait()
+            worker.in_fd = -1
+            worker.close_fds()
+        self.workers = []
+
+    def kill_all(self) -> None:
+        for worker in self.workers:
+            worker.kill()
+        self.workers = []
+
+    # ------------------------------------------------------------------ scheduling
+
+    def run(self, samples: list[Sample], concurrency: int, on_record: OnRecord) -> None:
+        """Run every sample; `on_record` gets each finished one (in the order
+        they finish). Returns when all are recorded."""
+        queue: deque[_InFlight] = deque(_InFlight(s, 0.0) for s in samples)
+        while queue or any(w.inflight for w in self.workers):
+            busy = sum(len(w.inflight) for w in self.workers)
+            if queue and busy < concurrency:
+                ready = [w for w in self.workers if w.ready]
+                now = time.monotonic()
+                while queue and busy < concurrency and ready:
+                    worker = min(ready, key=lambda w: len(w.inflight))
+                    item = queue.popleft()
+                    item.sent = now
+                    worker.inflight[item.sample.k] = item
+                    worker.outbox += item.sample.request()
+                    busy += 1
+            requeue = self._pump(self._next_deadline(), on_record)
+            queue.extendleft(reversed(requeue))
+
+    def _next_deadline(self) -> float:
+        now = time.monotonic()
+        soonest = now + 0.5
+        for worker in self.workers:
+            for started in worker.open_tools.values():
+                soonest = min(soonest, started + self.tool_timeout_s + GRACE_S)
+            for item in worker.inflight.values():
+                soonest = min(soonest, item.sent + self.timeout_s + GRACE_S)
+        return max(0.0, soonest - now)
+
+    def _pump(self, wait: float, on_record: OnRecord | None) -> list[_InFlight]:
+        """One round of I/O and watchdog; the samples to send again."""
+        requeue: list[_InFlight] = []
+        for worker in self.workers:
+            if worker.outbox:
+                self._write(worker)
+        readers = {w.out_fd: w for w in self.workers}
+        writers = [w.in_fd for w in self.workers if w.outbox]
+        try:
+            readable, writable, _ = select.select(list(readers), writers, [], wait)
+        except InterruptedError:
+            readable, writable = [], []
+        for fd in readable:
+            worker = readers[fd]
+            try:
+                data = os.read(fd, 1 << 20)
+            except OSError:
+                data = b""
+            if not data:
+                requeue += self._crashed(worker, on_record)
+                continue
+            self._received(worker, data, on_record)
+        requeue += self._watchdog(on_record)
+        return requeue
+
+    def _write(self, worker: _Worker) -> None:
+        try:
+            written = os.write(worker.in_fd, worker.outbox)
+            del worker.outbox[:written]
+        except BlockingIOError:
+            pass
+        except OSError:
+            worker.outbox.clear()  # the process is gone; its pipe's end says so
+
+    def _received(self, worker: _Worker, data: bytes, on_record: OnRecord | None) -> None:
+        lines = (worker.inbox + data).split(b"\n")
+        worker.inbox = lines.pop()
+        now = time.monotonic()
+        for line in lines:
+            tag, _, rest = line.partition(b"\t")
+            if tag == b"r":
+                k_text, kind, record = rest.split(b"\t", 2)
+                k = int(k_text)
+                item = worker.inflight.pop(k, None)
+                if item is None:
+                    continue
+                if worker.open_tools:
+                    for key in [key for key in worker.open_tools if key[0] == k]:
+                        del worker.open_tools[key]
+                if on_record is not None:
+                    on_record(item.sample, None if kind == b"-" else kind.decode(), record)
+            elif tag == b"s":
+                k_text, n_text = rest.split(b"\t")
+                worker.open_tools[(int(k_text), int(n_text))] = now
+            elif tag == b"e":
+                k_text, n_text = rest.split(b"\t")
+                worker.open_tools.pop((int(k_text), int(n_text)), None)
+            elif tag == b"ready":
+                worker.ready = True
+            elif tag == b"fatal":
+                raise WorkerSetupError(orjson.loads(rest))
+
+    def _replace(self, worker: _Worker) -> _Worker:
+        worker.kill()
+        self.replaced += 1
+        fresh = self._spawn()
+        self.workers[self.workers.index(worker)] = fresh
+        return fresh
+
+    def _crashed(self, worker: _Worker, on_record: OnRecord | None) -> list[_InFlight]:
+        worker.proc.wait()
+        if not worker.ready:
+            tail = worker.log_tail()
+            raise UsageError("a run worker exited before it was ready"
+                             + (f"; its last output:\n{tail}" if tail else f" (exit code {worker.proc.returncode})"))
+        code = worker.proc.returncode
+        how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+        tail = worker.log_tail()
+        requeue = []
+        now = time.monotonic()
+        for item in worker.inflight.values():
+            item.crashes += 1
+            if item.crashes >= MAX_CRASHES and on_record is not None:
+                message = f"the run worker crashed twice while this sample was in flight: the process {how}"
+                on_record(item.sample, "worker-crash", _error_record(item.sample, "worker-crash",
+                          message + (f"; its last output:\n{tail}" if tail else ""), now - item.sent))
+            else:
+                requeue.append(item)
+        self._replace(worker)
+        return requeue
+
+    def _watchdog(self, on_record: OnRecord | None) -> list[_InFlight]:
+        now = time.monotonic()
+        requeue: list[_InFlight] = []
+        for worker in list(self.workers):
+            culprit, kind, message = None, None, None
+            for (k, _n), started in worker.open_tools.items():
+                if now - started > self.tool_timeout_s + GRACE_S and k in worker.inflight:
+                    culprit, kind = k, "tool-timeout"
+                    message = (f"a tool call did not finish within the {self.tool_timeout_s:g} s tool timeout and did not "
+                               "yield (a synchronous loop?): its worker was stopped and replaced")
+                    break
+            if culprit is None:
+                for k, item in worker.inflight.items():
+                    if now - item.sent > self.timeout_s + GRACE_S:
+                        culprit, kind = k, "timeout"
+                        message = (f"the sample did not finish within the {self.timeout_s:g} s timeout and its worker "
+                                   "stopped responding: the worker was stopped and replaced")
+                        break
+            if culprit is None:
+                continue
+            item = worker.inflight.pop(culprit)
+            if on_record is not None:
+                on_record(item.sample, kind, _error_record(item.sample, kind, message, now - item.sent))
+            requeue.extend(worker.inflight.values())
+            worker.inflight.clear()
+            self._replace(worker)
+        return requeue
