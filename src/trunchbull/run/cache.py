@@ -1,10 +1,12 @@
 """The response cache (SPEC §8.4): completed samples by cache key, in one
-SQLite database under the cache directory (`TRUNCHBULL_CACHE_DIR`), shared
+SQLite database under the cache directory (`TRUNCHBULL_CACHE_DIR`, or the
+file named by `TRUNCHBULL_RESPONSE_CACHE`), shared
 safely by concurrent runs. Only samples without an error are stored; a hit
 keeps its original latency and usage and is marked `cached: true`."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -17,7 +19,9 @@ BATCH = 500  # lookups per query (SQLite's bound-parameter limit is 999 on old b
 
 
 def default_cache_path() -> Path:
-    return cache_root() / "responses.sqlite3"
+    """TRUNCHBULL_RESPONSE_CACHE (a file), else responses.sqlite3 in the cache directory."""
+    configured = os.environ.get("TRUNCHBULL_RESPONSE_CACHE")
+    return Path(configured) if configured else cache_root() / "responses.sqlite3"
 
 
 class ResponseCache:

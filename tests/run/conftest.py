@@ -1,0 +1,98 @@
+"""Run tests: the real CLI (`trunchbull run`) on releases built from the
+fixtures under fixtures/ with the real compiler, talking through the real AI
+SDK providers to a local model server (tests/support/chat_server.py) on
+127.0.0.1. Each test gets its own response cache."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.support.chat_server import ChatServer
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self) -> dict:
+        return orjson.loads(self.stdout)
+
+
+def cli_env(cache: Path, extra: dict | None = None) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO / "src")
+    # the test's own response cache; the toolchain and dependency installs
+    # (under the cache directory) are shared with the other suites
+    env["TRUNCHBULL_RESPONSE_CACHE"] = str(cache / "responses.sqlite3")
+    env.update(extra or {})
+    return env
+
+
+def start_cli(*args, cache: Path, env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "trunchbull", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=cli_env(cache, env), start_new_session=True)
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate()
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+
+
+@pytest.fixture
+def cache_dir(tmp_path) -> Path:
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def cli(cache_dir):
+    """cli(*args, env=...) → Run: `python -m trunchbull …` with this test's cache."""
+    def run(*args, env: dict | None = None, timeout: float = 180) -> Run:
+        proc = subprocess.run([sys.executable, "-m", "trunchbull", *map(str, args)], capture_output=True, text=True,
+                              env=cli_env(cache_dir, env), timeout=timeout)
+        return Run(proc.returncode, proc.stdout, proc.stderr)
+    return run
+
+
+@pytest.fixture
+def server():
+    with ChatServer() as chat:
+        yield chat
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """built(name) → the release directory of fixtures/<name> (or examples/<name>), built once."""
+    cache: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in cache:
+            source = FIXTURES / name if (FIXTURES / name).is_dir() else REPO / "examples" / name
+            out = tmp_path_factory.mktemp("releases") / name
+            env = cli_env(tmp_path_factory.getbasetemp() / "build-cache")
+            proc = subprocess.run([sys.executable, "-m", "trunchbull", "build", source, "-o", out],
+                                  capture_output=True, text=True, env=env)
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            cache[name] = out
+        return cache[name]
+    return get

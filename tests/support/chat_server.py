@@ -1,0 +1,254 @@
+"""A local model server for tests and benchmarks, on 127.0.0.1, speaking the
+real HTTP protocols the AI SDK providers use:
+
+* OpenAI chat completions: `POST …/chat/completions` (openai, openai-compatible);
+* Anthropic messages: `POST …/messages`;
+* Google Generative AI: `POST …/models/MODEL:generateContent`.
+
+Replies are scripted per conversation: a script is chosen by a substring of
+the conversation's first user message, and its steps by the number of
+assistant turns already in the request (so the model's second step, after a
+tool result, gets the script's second reply). A step may fail a number of
+times first (429 with retry-after, 500, 400, a delay, a dropped connection).
+Without a script, the reply echoes the last user message, after
+`default_delay` seconds. Every request is recorded (path, headers, JSON body).
+
+In a test: `with ChatServer() as server: … server.url …` (an asyncio loop on
+a thread). For a benchmark: `python tests/support/chat_server.py --delay 0.05`
+prints its base URL and serves until killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+
+@dataclass
+class Reply:
+    """One answer of the server: text and/or tool calls, or an HTTP error."""
+    content: str | None = None
+    tool_calls: list[tuple[str, dict]] = field(default_factory=list)
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    error_body: dict | None = None
+    delay: float = 0.0
+    finish_reason: str | None = None
+    usage: tuple[int, int] | None = None  # (input, output) tokens
+    drop: bool = False  # close the connection without answering
+
+
+Step = Reply | list[Reply]  # a list: the step's replies to successive attempts (the last one repeats)
+
+
+@dataclass
+class Recorded:
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+def _first_user_text(messages: list[dict]) -> str:
+    for message in messages:
+        if message.get("role") == "user":
+            return _text(message.get("content"))
+    return ""
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return ""
+
+
+class ChatServer:
+    def __init__(self, default_delay: float = 0.0, port: int = 0):
+        self.default_delay = default_delay
+        self.port = port
+        self.requests: list[Recorded] = []
+        self._scripts: list[tuple[str, list[Step]]] = []
+        self._attempts: dict[tuple[str, int], int] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: web.AppRunner | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ scripting
+
+    def script(self, match: str, steps: list[Step]) -> None:
+        """Conversations whose first user message contains `match` get these steps."""
+        with self._lock:
+            self._scripts.append((match, steps))
+
+    def received(self, match: str | None = None) -> list[Recorded]:
+        """The recorded requests (whose first user message contains `match`)."""
+        with self._lock:
+            requests = list(self.requests)
+        if match is None:
+            return requests
+        return [r for r in requests if match in self._conversation_key(r.path, r.body)]
+
+    def _conversation_key(self, path: str, body: Any) -> str:
+        if not isinstance(body, dict):
+            return ""
+        if "contents" in body:  # Google
+            for content in body["contents"]:
+                if content.get("role") == "user":
+                    return "".join(p.get("text", "") for p in content.get("parts", []))
+            return ""
+        return _first_user_text(body.get("messages") or [])
+
+    def _choose(self, key: str, step: int) -> Reply | None:
+        with self._lock:
+            for match, steps in self._scripts:
+                if match in key:
+                    if step >= len(steps):
+                        return Reply(content=f"(script {match!r} has no step {step})")
+                    chosen = steps[step]
+                    if isinstance(chosen, list):
+                        attempt = self._attempts.get((match, step), 0)
+                        self._attempts[(match, step)] = attempt + 1
+                        chosen = chosen[min(attempt, len(chosen) - 1)]
+                    return chosen
+        return None
+
+    # ------------------------------------------------------------------ protocols
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            body = None
+        path = request.path
+        with self._lock:
+            self.requests.append(Recorded(path, {k.lower(): v for k, v in request.headers.items()}, body))
+        if not isinstance(body, dict):
+            return web.json_response({"error": {"message": "expected a JSON object"}}, status=400)
+        if path.endswith("/chat/completions"):
+            messages = body.get("messages") or []
+            step = sum(1 for m in messages if m.get("role") == "assistant")
+            last = _text(next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), ""))
+            return await self._answer(request, self._choose(_first_user_text(messages), step), last, body, self._openai)
+        if path.endswith("/messages"):
+            messages = body.get("messages") or []
+            step = sum(1 for m in messages if m.get("role") == "assistant")
+            last = _text(next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), ""))
+            return await self._answer(request, self._choose(_first_user_text(messages), step), last, body, self._anthropic)
+        if ":generateContent" in path:
+            contents = body.get("contents") or []
+            step = sum(1 for c in contents if c.get("role") == "model")
+            users = [c for c in contents if c.get("role") == "user"]
+            last = "".join(p.get("text", "") for p in users[-1].get("parts", [])) if users else ""
+            return await self._answer(request, self._choose(self._conversation_key(path, body), step), last, body, self._google)
+        return web.json_response({"error": {"message": f"no such endpoint {path}"}}, status=404)
+
+    async def _answer(self, request: web.Request, reply: Reply | None, last_user: str, body: dict, shape) -> web.StreamResponse:
+        if reply is None:
+            reply = Reply(content=last_user, delay=self.default_delay)
+        if reply.delay:
+            await asyncio.sleep(reply.delay)
+        if reply.drop and request.transport is not None:
+            request.transport.abort()  # the connection ends without an answer
+            return web.Response(status=500)
+        if reply.status != 200:
+            error = reply.error_body or {"error": {"message": f"scripted HTTP {reply.status}", "type": "scripted"}}
+            return web.json_response(error, status=reply.status, headers=reply.headers)
+        usage = reply.usage or (max(1, len(last_user) // 4), max(1, len(reply.content or "") // 4))
+        return web.json_response(shape(reply, body, usage), headers=reply.headers)
+
+    def _openai(self, reply: Reply, body: dict, usage: tuple[int, int]) -> dict:
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            message["tool_calls"] = [{"id": f"call_{next(self._ids)}", "type": "function",
+                                      "function": {"name": name, "arguments": json.dumps(args)}}
+                                     for name, args in reply.tool_calls]
+        finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
+        return {"id": f"chatcmpl-{next(self._ids)}", "object": "chat.completion", "created": 0,
+                "model": body.get("model"), "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}}
+
+    def _anthropic(self, reply: Reply, body: dict, usage: tuple[int, int]) -> dict:
+        content: list[dict] = [{"type": "text", "text": reply.content}] if reply.content else []
+        content += [{"type": "tool_use", "id": f"toolu_{next(self._ids)}", "name": name, "input": args}
+                    for name, args in reply.tool_calls]
+        return {"id": f"msg_{next(self._ids)}", "type": "message", "role": "assistant", "model": body.get("model"),
+                "content": content, "stop_reason": reply.finish_reason or ("tool_use" if reply.tool_calls else "end_turn"),
+                "stop_sequence": None, "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}
+
+    def _google(self, reply: Reply, body: dict, usage: tuple[int, int]) -> dict:
+        parts: list[dict] = [{"text": reply.content}] if reply.content else []
+        parts += [{"functionCall": {"name": name, "args": args}} for name, args in reply.tool_calls]
+        return {"candidates": [{"content": {"parts": parts, "role": "model"}, "finishReason": reply.finish_reason or "STOP",
+                                "index": 0}],
+                "usageMetadata": {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1],
+                                  "totalTokenCount": sum(usage)}}
+
+    # ------------------------------------------------------------------ serving
+
+    def _app(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/{tail:.*}", self._handle)
+        return app
+
+    async def serve(self) -> str:
+        self._runner = web.AppRunner(self._app(), access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port, backlog=1024)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # the ephemeral port chosen
+        return self.url
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> "ChatServer":
+        started = threading.Event()
+
+        def run() -> None:
+            self._loop = asyncio.new_event_loop()
+            self._loop.run_until_complete(self.serve())
+            started.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=run, name="chat-server", daemon=True)
+        self._thread.start()
+        started.wait(10)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        self._thread.join(10)
+
+
+def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A local chat-completions server that echoes after a delay.")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds before each reply")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    server = ChatServer(default_delay=args.delay, port=args.port)
+
+    async def forever() -> None:
+        print(await server.serve(), flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(forever())
+
+
+if __name__ == "__main__":
+    main()
