@@ -95,7 +95,8 @@ def resolve_options(args, previous: dict | None) -> RunOptions:
     evals = pick("--eval", tuple(args.eval) if args.eval else None, tuple(old_filters.get("eval") or ()), has)
     cases = pick("--case", tuple(args.case) if args.case else None, tuple(old_filters.get("case") or ()), has)
     limit = pick("--limit", args.limit, old_filters.get("limit"), has)
-    repeat = pick("--repeat", args.repeat, old.get("repeat"), has) or 1
+    repeat = pick("--repeat", args.repeat, old.get("repeat"), has)
+    repeat = 1 if repeat is None else repeat
     if differences:
         raise UsageError("--resume: the command line differs from the run being resumed (run.json): "
                          + "; ".join(differences) + ". Resume with the same options, or start a new run directory")
