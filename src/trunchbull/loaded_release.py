@@ -78,7 +78,8 @@ def runtime_layout(release: LoadedRelease, workdir: Path) -> RuntimeLayout:
     deps = release.manifest.get("dependencies")
     if release.path.is_dir() and not deps:
         modules = (release.path / "modules").resolve()
-        return RuntimeLayout(modules, [modules])
+        if modules.is_dir():
+            return RuntimeLayout(modules, [modules])
     target = workdir / "modules"
     target.mkdir(parents=True)
     for name, data in release.files.items():
