@@ -10,7 +10,9 @@
 //   { model: { provider, model, baseUrl, apiKeyEnv, path }, settings, maxSteps,
 //     timeoutMs, toolTimeoutMs, retries, tools: { name: { module, description, inputSchema } } }
 // then one line per sample: { k, caseId, repeat, system, prompt, tools: [names] }.
-// Protocol lines (tab-separated, one write each):
+// The end of stdin ends the worker at once (the parent has what it asked
+// for, or has gone away).
+// Protocol lines (tab-separated; records finished together share a write):
 //   ready                      the model is made; samples may come
 //   fatal <TAB> message        the model cannot be made (nothing was called)
 //   s <TAB> k <TAB> n          tool call (or tool-module import) n of sample k starts
@@ -34,10 +36,35 @@ const load = (name) => import(pathToFileURL(toolchainRequire.resolve(name)).href
 // Anything user code prints goes to the log, never to the protocol.
 for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
 
-function send(text) {
-  const buf = Buffer.from(text + "\n");
+function writeAll(text) {
+  const buf = Buffer.from(text);
   let offset = 0;
   while (offset < buf.length) offset += writeSync(PROTOCOL_FD, buf, offset);
+}
+
+// Records that finish in the same turn of the event loop go out together, in
+// one write; every other line (a tool starting, above all: a synchronous
+// loop may follow it) is written at once, after whatever is waiting.
+let batch = "";
+let flushing = false;
+function flush() {
+  flushing = false;
+  if (batch) {
+    const text = batch;
+    batch = "";
+    writeAll(text);
+  }
+}
+function send(text) {
+  batch += text + "\n";
+  flush();
+}
+function sendSoon(text) {
+  batch += text + "\n";
+  if (!flushing) {
+    flushing = true;
+    setImmediate(flush);
+  }
 }
 
 function errorText(err) {
@@ -133,8 +160,6 @@ try {
 send("ready");
 
 const settings = config.settings;
-let inFlight = 0;
-let closing = false;
 
 async function runSample(request) {
   const started = performance.now();
@@ -208,23 +233,16 @@ async function runSample(request) {
     record.error = { kind: "record", message: `the sample cannot be recorded: ${errorText(err)}` };
     line = stringify(record);
   }
-  send(`r\t${request.k}\t${record.error ? record.error.kind : "-"}\t${line}`);
-}
-
-function done() {
-  inFlight -= 1;
-  if (closing && inFlight === 0) process.exit(0);
+  sendSoon(`r\t${request.k}\t${record.error ? record.error.kind : "-"}\t${line}`);
 }
 
 for (;;) {
   const next = await input.next();
   if (next.done) break;
   if (!next.value) continue;
-  inFlight += 1;
-  runSample(parse(next.value)).then(done, (err) => {
-    process.stderr.write(`trunchbull run worker: ${errorText(err)}\n`);
-    done();
-  });
+  runSample(parse(next.value)).catch((err) => process.stderr.write(`trunchbull run worker: ${errorText(err)}\n`));
 }
-closing = true;
-if (inFlight === 0) process.exit(0);
+// End of input: the run has every record it asked for, or is gone. Either
+// way nothing here is wanted any more.
+flush();
+process.exit(0);

@@ -258,8 +258,9 @@ def _record(run_dir: Path, samples: list[Sample], todo: list[Sample], hits: dict
             if stored is not None:
                 log.append(as_cached(stored, sample.case_id, sample.repeat) + b"\n")
                 progress.sample_done(False)
+        log.flush()
         if pool is not None:
-            pool.run(to_run, options.settings.concurrency, on_record)
+            pool.run(to_run, options.settings.concurrency, on_record, after_records=log.flush)
     except KeyboardInterrupt:
         if pool is not None:
             pool.kill_all()

@@ -1,8 +1,8 @@
 """The run directory (SPEC §8.3) and its append-only record log.
 
-Each sample is written once, as one line, when it completes: one `write()`
-on a file opened with O_APPEND, fsynced at least once a second (on another
-thread) and at exit. Resume reads the log back, drops a torn last line (a
+Each sample is written once, as one line, when it completes (the records
+that complete together go out in one `write()` on a file opened with
+O_APPEND), fsynced at least once a second (on another thread) and at exit. Resume reads the log back, drops a torn last line (a
 crash mid-write), and never rewrites what was recorded, except that
 `--rerun-errors` replaces the file, atomically, with its lines that have no
 error. results.jsonl, summary.json and the report are derived from the log.
@@ -103,18 +103,28 @@ class RecordLog:
     def __init__(self, path: Path):
         self.path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._pending = bytearray()
         self._dirty = False
         self._stop = threading.Event()
         self._syncer = threading.Thread(target=self._sync_loop, name="record-log-fsync", daemon=True)
         self._syncer.start()
 
     def append(self, line: bytes) -> None:
-        """One record: one complete line, one write (retried only for the
-        rest of a short write)."""
-        view = memoryview(line)
+        """One record, one complete line, held until flush()."""
+        self._pending += line
+
+    def flush(self) -> None:
+        """Write the records appended since the last flush, in one write
+        (retried only for the rest of a short write). Called as soon as the
+        records that finished together have been appended."""
+        if not self._pending:
+            return
+        view = memoryview(self._pending)
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
+        del view
+        self._pending.clear()
         self._dirty = True
 
     def _sync_loop(self) -> None:
@@ -130,6 +140,7 @@ class RecordLog:
                 pass
 
     def close(self) -> None:
+        self.flush()
         self._stop.set()
         self._syncer.join()
         self._dirty = True

@@ -180,9 +180,11 @@ class WorkerPool:
 
     # ------------------------------------------------------------------ scheduling
 
-    def run(self, samples: list[Sample], concurrency: int, on_record: OnRecord) -> None:
+    def run(self, samples: list[Sample], concurrency: int, on_record: OnRecord,
+            after_records: Callable[[], None] = lambda: None) -> None:
         """Run every sample; `on_record` gets each finished one (in the order
-        they finish). Returns when all are recorded."""
+        they finish), and `after_records` is called once the records that
+        arrived together have all been handed over. Returns when all are recorded."""
         queue: deque[_InFlight] = deque(_InFlight(s, 0.0) for s in samples)
         while queue or any(w.inflight for w in self.workers):
             busy = sum(len(w.inflight) for w in self.workers)
@@ -197,6 +199,7 @@ class WorkerPool:
                     worker.outbox += item.sample.request()
                     busy += 1
             requeue = self._pump(self._next_deadline(), on_record)
+            after_records()
             queue.extendleft(reversed(requeue))
 
     def _next_deadline(self) -> float:
