@@ -3,6 +3,8 @@ resume after SIGKILL, the response cache, filters, repeats, and secrets."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections import Counter
 from pathlib import Path
@@ -212,3 +214,33 @@ def test_api_key_is_sent_as_a_bearer_token_and_written_nowhere(built, server, cl
     record = next(r for r in read_jsonl(tmp_path / "run" / "responses.jsonl") if r["caseId"] == "plain.two")
     assert "[redacted]" in record["error"]["message"] and "HTTP 401" in record["error"]["message"]
     assert orjson.loads((tmp_path / "run" / "run.json").read_bytes())["apiKeyEnv"] == "MY_TEST_KEY"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_keeps_the_records_and_leaves_no_process(built, cache_dir, tmp_path, signum):
+    release = built("agent")
+    out = tmp_path / "run"
+    with ChatServer(default_delay=0.2) as server:
+        proc = _slow_release_run(release, server, out, cache_dir)
+        log = out / "responses.jsonl"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < 4):
+            time.sleep(0.02)
+        os.killpg(proc.pid, signum)  # as a terminal's Ctrl-C does: the whole group
+        _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "--resume" in stderr and "Traceback" not in stderr
+    records = read_jsonl(log)
+    assert len(records) >= 4 and len({(r["caseId"], r["repeat"]) for r in records}) == len(records)
+    assert not group_alive(proc.pid)
+
+
+def group_alive(pgid: int) -> bool:
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False

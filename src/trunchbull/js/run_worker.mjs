@@ -33,6 +33,11 @@ const parse = JSON.parse;
 const toolchainRequire = createRequire(`${process.env.TRUNCHBULL_TOOLCHAIN}/package.json`);
 const load = (name) => import(pathToFileURL(toolchainRequire.resolve(name)).href);
 
+// Ctrl-C reaches the whole process group: the parent stops the run and its
+// workers in order, keeping every record.
+process.on("SIGINT", () => {});
+process.on("SIGTERM", () => {});
+
 // Anything user code prints goes to the log, never to the protocol.
 for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
 

@@ -12,6 +12,7 @@ recorded is kept, and `--resume` continues).
 from __future__ import annotations
 
 import gc
+import signal
 import sys
 import tempfile
 import time
@@ -148,12 +149,18 @@ def _check_run_dir(run_dir: Path, resume: bool, rerun_errors: bool) -> dict | No
     return previous
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def run_command(args) -> int:
     enabled = gc.isenabled()
     gc.disable()  # many long-lived records and no cycles: collection would only rescan them
+    previous_term = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops a run like Ctrl-C
     try:
         return _run(args)
     finally:
+        signal.signal(signal.SIGTERM, previous_term)
         if enabled:
             gc.enable()
 
