@@ -17,12 +17,13 @@ EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
 DESCRIPTION = """\
 Compile a repository of LLM evals (plain TypeScript/JavaScript, CSV, JSONL)
-into an immutable, reproducible release, and grade responses against it.
+into an immutable, reproducible release; run models against it and grade them.
 
-  trunchbull check  examples/support          validate, write nothing
-  trunchbull build  examples/support -o out   compile into out/
-  trunchbull verify out                       recompute every hash
-  trunchbull grade  out responses.jsonl       grade recorded responses
+  trunchbull check  examples/support              validate, write nothing
+  trunchbull build  examples/support -o out       compile into out/
+  trunchbull verify out                           recompute every hash
+  trunchbull run    out --model echo -o runs/a    run a model, record, grade
+  trunchbull grade  out responses.jsonl           grade recorded responses
 """
 
 
