@@ -25,13 +25,18 @@ class CliResult:
     def diagnostics(self) -> list[dict]:
         return orjson.loads(self.stdout)
 
+    @property
+    def json(self):
+        return orjson.loads(self.stdout)
 
-def run_cli(*args: str | Path, cwd: Path | None = None, env: dict | None = None) -> CliResult:
+
+def run_cli(*args: str | Path, cwd: Path | None = None, env: dict | None = None,
+            timeout: float | None = None) -> CliResult:
     merged = dict(os.environ)
     merged["PYTHONPATH"] = str(REPO / "src")
     merged.update(env or {})
     proc = subprocess.run([sys.executable, "-m", "trunchbull", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=merged)
+                          cwd=cwd, env=merged, timeout=timeout)
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 

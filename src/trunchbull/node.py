@@ -62,6 +62,19 @@ class NodeHelper:
         self.close()
 
 
+def log_tail(log, limit: int = 1500, lines: int = 12) -> str:
+    """The last non-blank lines of a worker's log file (an open binary file),
+    for a message about why it stopped."""
+    try:
+        log.seek(0, os.SEEK_END)
+        size = log.tell()
+        log.seek(max(0, size - limit))
+        text = log.read().decode(errors="replace").strip()
+    except (OSError, ValueError):
+        return ""
+    return "\n".join([line for line in text.splitlines() if line.strip()][-lines:])
+
+
 @dataclass
 class SandboxResult:
     returncode: int | None  # None: killed at the deadline, or stopped once its response was complete

@@ -9,27 +9,16 @@ import os
 import signal
 import subprocess
 import sys
-from dataclasses import dataclass
+import time
 from pathlib import Path
 
 import orjson
 import pytest
 
+from tests.conftest import REPO, CliResult, run_cli
 from tests.support.chat_server import ChatServer
 
-REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-
-
-@dataclass
-class Run:
-    code: int
-    stdout: str
-    stderr: str
-
-    @property
-    def json(self) -> dict:
-        return orjson.loads(self.stdout)
 
 
 def cli_env(cache: Path, extra: dict | None = None) -> dict:
@@ -59,6 +48,13 @@ def read_jsonl(path: Path) -> list[dict]:
     return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
 
 
+def wait_for_records(log: Path, count: int, timeout: float = 60) -> None:
+    """Until the run's log holds `count` records (or the timeout passes)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < count):
+        time.sleep(0.02)
+
+
 @pytest.fixture
 def cache_dir(tmp_path) -> Path:
     return tmp_path / "cache"
@@ -66,11 +62,9 @@ def cache_dir(tmp_path) -> Path:
 
 @pytest.fixture
 def cli(cache_dir):
-    """cli(*args, env=...) → Run: `python -m trunchbull …` with this test's cache."""
-    def run(*args, env: dict | None = None, timeout: float = 180) -> Run:
-        proc = subprocess.run([sys.executable, "-m", "trunchbull", *map(str, args)], capture_output=True, text=True,
-                              env=cli_env(cache_dir, env), timeout=timeout)
-        return Run(proc.returncode, proc.stdout, proc.stderr)
+    """cli(*args, env=...) → CliResult: `python -m trunchbull …` with this test's cache."""
+    def run(*args, env: dict | None = None, timeout: float = 180) -> CliResult:
+        return run_cli(*args, env=cli_env(cache_dir, env), timeout=timeout)
     return run
 
 

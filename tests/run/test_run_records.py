@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from collections import Counter
 from pathlib import Path
 
 import orjson
 import pytest
 
-from tests.run.conftest import kill_group, read_jsonl, start_cli
+from tests.run.conftest import kill_group, read_jsonl, start_cli, wait_for_records
 from tests.support.chat_server import ChatServer, Reply
 
 MODEL = "openai-compatible:test-model"
@@ -102,9 +101,7 @@ def test_sigkill_mid_run_then_resume_loses_nothing_and_repeats_nothing(built, cl
     with ChatServer(default_delay=0.15) as server:
         proc = _slow_release_run(release, server, out, cache_dir)
         log = out / "responses.jsonl"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < 8):
-            time.sleep(0.02)
+        wait_for_records(log, 8)
         kill_group(proc)  # the CLI and its workers, at once
         before = log.read_bytes()
         recorded = [orjson.loads(line) for line in before.split(b"\n")[:-1]]
@@ -223,9 +220,7 @@ def test_interrupt_keeps_the_records_and_leaves_no_process(built, cache_dir, tmp
     with ChatServer(default_delay=0.2) as server:
         proc = _slow_release_run(release, server, out, cache_dir)
         log = out / "responses.jsonl"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < 4):
-            time.sleep(0.02)
+        wait_for_records(log, 4)
         os.killpg(proc.pid, signum)  # as a terminal's Ctrl-C does: the whole group
         _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr

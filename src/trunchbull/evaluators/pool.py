@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 import orjson
 
-from trunchbull.node import sandbox_flags
+from trunchbull.node import log_tail, sandbox_flags
 from trunchbull.toolchain import JS_DIR, Toolchain, toolchain
 
 WORKER_SCRIPT = JS_DIR / "evaluator_worker.mjs"
@@ -75,17 +75,6 @@ class _Process:
         assert self.proc.stdin is not None
         self.in_fd = self.proc.stdin.fileno()
         os.set_blocking(self.in_fd, False)
-
-    def stderr_tail(self, limit: int = 1500) -> str:
-        try:
-            self.log.seek(0, os.SEEK_END)
-            size = self.log.tell()
-            self.log.seek(max(0, size - limit))
-            text = self.log.read().decode(errors="replace").strip()
-        except OSError:
-            return ""
-        lines = [line for line in text.splitlines() if line.strip()]
-        return "\n".join(lines[-12:])
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -243,7 +232,7 @@ class EvaluatorPool:
                     proc.proc.wait()
                     code = proc.proc.returncode
                     how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-                    tail = proc.stderr_tail()
+                    tail = log_tail(proc.log)
                     results[i] = CallResult("error", None,
                                             f"the evaluator worker crashed: the process {how}"
                                             + (f"; its last output:\n{tail}" if tail else ""),

@@ -35,7 +35,7 @@ import orjson
 
 from trunchbull.diagnostics import UsageError
 from trunchbull.evaluators.pool import pool_size
-from trunchbull.node import sandbox_flags
+from trunchbull.node import log_tail, sandbox_flags
 from trunchbull.run.samples import Sample
 from trunchbull.toolchain import JS_DIR, Toolchain
 
@@ -72,16 +72,6 @@ class _Worker:
     open_tools: dict[tuple[int, int], float] = field(default_factory=dict)
     outbox: bytearray = field(default_factory=bytearray)
     inbox: bytes = b""
-
-    def log_tail(self, limit: int = 1500) -> str:
-        try:
-            self.log.seek(0, os.SEEK_END)
-            size = self.log.tell()
-            self.log.seek(max(0, size - limit))
-            text = self.log.read().decode(errors="replace").strip()
-        except (OSError, ValueError):
-            return ""
-        return "\n".join([line for line in text.splitlines() if line.strip()][-12:])
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -284,12 +274,12 @@ class WorkerPool:
     def _crashed(self, worker: _Worker, on_record: OnRecord | None) -> list[_InFlight]:
         worker.proc.wait()
         if not worker.ready:
-            tail = worker.log_tail()
+            tail = log_tail(worker.log)
             raise UsageError("a run worker exited before it was ready"
                              + (f"; its last output:\n{tail}" if tail else f" (exit code {worker.proc.returncode})"))
         code = worker.proc.returncode
         how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-        tail = worker.log_tail()
+        tail = log_tail(worker.log)
         requeue = []
         now = time.monotonic()
         for item in worker.inflight.values():
