@@ -65,6 +65,7 @@ def test_hosted_providers_speak_their_own_protocol(built, server, cli, tmp_path,
     requests = server.received("[order-a1]")
     assert [r.path for r in requests] == [path, path]
     assert [r.headers.get(auth[0]) for r in requests] == [auth[1].format(key=f"sk-{provider}-test")] * 2
+    assert not any(name.startswith("x-trunchbull") for r in requests for name in r.headers)  # ours, taken off
     (record,) = read_jsonl(tmp_path / "run" / "responses.jsonl")
     assert record["output"] == "It has shipped." and record["toolResults"][0]["output"]["status"] == "shipped"
     assert record["usage"]["totalTokens"] > 0

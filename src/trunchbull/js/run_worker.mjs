@@ -24,7 +24,7 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { echoModel } from "./model_echo.mjs";
 import { createModel } from "./run_models.mjs";
-import { retryingFetch, sampleContext } from "./run_fetch.mjs";
+import { SAMPLE_HEADER, retryingFetch } from "./run_fetch.mjs";
 import { ToolBox } from "./run_tools.mjs";
 
 const PROTOCOL_FD = Number(process.argv[2]);
@@ -82,6 +82,7 @@ function errorText(err) {
 }
 
 let secret = null; // the API key, scrubbed from every message
+const inProgress = new Map(); // sample number → its state, for the fetch's retry count
 function scrub(text) {
   let out = String(text);
   if (secret) out = out.split(secret).join("[redacted]");
@@ -149,7 +150,7 @@ try {
     secret = spec.apiKey || null;
     delete process.env[spec.apiKeyEnv]; // tools run in this process: they never see the key
   }
-  model = await createModel(spec, load, retryingFetch(config.retries));
+  model = await createModel(spec, load, retryingFetch(config.retries, inProgress));
   toolBox = new ToolBox(config.tools, {
     ai, aiFallback: toolchainRequire.resolve("ai"), toolTimeoutMs: config.toolTimeoutMs,
     onStart: (k, n) => send(`s\t${k}\t${n}`), onEnd: (k, n) => send(`e\t${k}\t${n}`),
@@ -170,6 +171,7 @@ async function runSample(request) {
   const started = performance.now();
   const controller = new AbortController();
   const sample = { k: request.k, controller, failure: null, retries: 0 };
+  inProgress.set(request.k, sample);
   const calls = [];
   const results = [];
   const usage = {};
@@ -185,7 +187,7 @@ async function runSample(request) {
   let finishReason = null;
   let error = null;
   try {
-    await sampleContext.run(sample, async () => {
+    await (async () => {
       const tools = request.tools.length ? await toolBox.toolsFor(request.tools, sample) : undefined;
       const result = await ai.generateText({
         model,
@@ -196,6 +198,7 @@ async function runSample(request) {
         maxRetries: 0,
         abortSignal: controller.signal,
         providerOptions: { trunchbull: { caseId: request.caseId, repeat: request.repeat } },
+        headers: { [SAMPLE_HEADER]: String(request.k) },
         ...settings,
         onStepFinish: (step) => {
           steps += 1;
@@ -206,13 +209,14 @@ async function runSample(request) {
       });
       output = result.text;
       finishReason = result.finishReason ?? lastFinish;
-    });
+    })();
   } catch (err) {
     error = classify(err, sample);
     error.message = scrub(error.message);
     finishReason = lastFinish;
   } finally {
     clearTimeout(timer);
+    inProgress.delete(request.k);
   }
   const record = {
     caseId: request.caseId,
