@@ -12,9 +12,11 @@ recorded is kept, and `--resume` continues).
 from __future__ import annotations
 
 import gc
+import importlib
 import signal
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -185,6 +187,9 @@ def _run(args) -> int:
     done = recorded.records if recorded is not None else {}
     todo = [s for s in samples if (s.case_id, s.repeat) not in done]
     cache = None if args.no_cache else ResponseCache(default_cache_path())
+    # polars (for the summary) takes ~0.3 s to import: on another thread,
+    # while the workers start and the samples run (the main thread mostly waits)
+    threading.Thread(target=importlib.import_module, args=("polars",), daemon=True).start()
     try:
         hits = cache.lookup([s.key for s in todo]) if cache is not None and todo else {}
         to_run = [s for s in todo if s.key not in hits]
