@@ -141,3 +141,32 @@ def test_an_asynchronous_tool_past_the_timeout_ends_its_sample(built, server, cl
     assert record["error"]["kind"] == "tool-timeout"
     assert "0.5 s tool timeout" in record["error"]["message"]
     assert len(server.received("[fault-stall]")) == 1
+
+
+def test_a_worker_that_dies_under_a_sample_twice_ends_it_as_worker_crash(built, server, cli, tmp_path):
+    release = built("agent")
+    server.script("[fault-quit]", [Reply(tool_calls=[("quit", {})]), Reply(content="never reached")])
+    server.script("[plain-one]", [Reply(content="echo one, slowly", delay=1.5)])
+    run = cli(*run_args(release, server, tmp_path / "run", "--case", "faults.quit", "--case", "plain.one", "-j", "2"))
+    assert run.code == 1
+    records = {r["caseId"]: r for r in read_jsonl(tmp_path / "run" / "responses.jsonl")}
+    assert len(records) == 2
+    quit_record = records["faults.quit"]
+    assert quit_record["error"]["kind"] == "worker-crash" and "exited with code 3" in quit_record["error"]["message"]
+    assert len(server.received("[fault-quit]")) == 2  # tried on a fresh worker once more
+    assert records["plain.one"]["error"] is None and records["plain.one"]["output"] == "echo one, slowly"
+
+
+def test_reaching_max_steps_is_graded_on_the_last_step(built, server, cli, tmp_path):
+    release = built("agent")
+    server.script("[fault-loop]", [Reply(content="checking", tool_calls=[("lookup_order", {"orderId": str(i)})])
+                                   for i in range(5)])
+    run = cli(*run_args(release, server, tmp_path / "run", "--case", "faults.loop", "--max-steps", "3"))
+    assert run.code == 0, run.stderr
+    (record,) = read_jsonl(tmp_path / "run" / "responses.jsonl")
+    assert record["error"] is None and record["steps"] == 3 and len(server.received("[fault-loop]")) == 3
+    assert record["finishReason"] == "tool-calls" and record["output"] == "checking"
+    assert [c["input"]["orderId"] for c in record["toolCalls"]] == ["0", "1", "2"]
+    assert len(record["toolResults"]) == 3
+    (graded,) = read_jsonl(tmp_path / "run" / "results.jsonl")
+    assert graded["outcome"] == "pass"  # non_empty, on the last output

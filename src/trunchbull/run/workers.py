@@ -14,7 +14,8 @@ pipe, hands finished records to the caller, and watches the clock:
   `timeout` the same way (the worker enforces the timeout itself; this only
   fires when it cannot);
 * a worker that dies on its own takes its samples with it: they are sent
-  again, and a sample on a worker that dies a second time ends as
+  again. The samples that had a tool call running (or, with none, all that
+  were in flight) are suspects; a sample suspected twice ends as
   `worker-crash`.
 """
 
@@ -282,8 +283,12 @@ class WorkerPool:
         tail = log_tail(worker.log)
         requeue = []
         now = time.monotonic()
-        for item in worker.inflight.values():
-            item.crashes += 1
+        # The samples with a tool call running when the process died are the
+        # suspects; with none, every sample in flight is.
+        suspects = {k for k, _n in worker.open_tools} & set(worker.inflight) or set(worker.inflight)
+        for k, item in worker.inflight.items():
+            if k in suspects:
+                item.crashes += 1
             if item.crashes >= MAX_CRASHES and on_record is not None:
                 message = f"the run worker crashed twice while this sample was in flight: the process {how}"
                 on_record(item.sample, "worker-crash", _error_record(item.sample, "worker-crash",
