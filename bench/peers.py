@@ -34,7 +34,9 @@ Versions: ``PROMPTFOO_VERSION``, ``PROMPTFOO_NODE_VERSION``, ``INSPECT_VERSION``
     last user message), then one substring check of ``expected`` (promptfoo ``contains``,
     Inspect ``includes()``). ``cases``: a sequence of ``{"id", "prompt", "expected"}``
     with ``expected`` a substring of ``prompt``, so every sample passes; a run where not
-    all passed raises ``PeerError``.
+    all passed raises ``PeerError`` (the work directory is then kept, for the peer's
+    logs). Prompts go through promptfoo's Nunjucks templating as every promptfoo var
+    does, so they must not contain ``{{`` or ``{%``.
 ``run_promptfoo_server(cases, base_url, model, *, concurrency=32, ...) -> PeerResult``
 ``run_inspect_server(cases, base_url, model, *, concurrency=32, ...) -> PeerResult``
     Server workload: the same cases sent to an OpenAI-compatible chat-completions server
@@ -427,8 +429,8 @@ class _Workdir:
     def __enter__(self) -> Path:
         return self.path
 
-    def __exit__(self, *exc: object) -> None:
-        if self.remove:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if self.remove and exc_type is None:  # kept after a failure, for its logs
             shutil.rmtree(self.path, ignore_errors=True)
 
 
