@@ -1,5 +1,5 @@
 """The `trunchbull` command line (SPEC §6). Parsing, output and exit codes
-only: the work is done by compiler.py, release.py, grading.py and init.py."""
+only: the work is done by compiler.py, release.py, grading/, run/, report/ and init.py."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ into an immutable, reproducible release; run models against it and grade them.
   trunchbull verify out                           recompute every hash
   trunchbull run    out --model echo -o runs/a    run a model, record, grade
   trunchbull grade  out responses.jsonl           grade recorded responses
+  trunchbull report runs/b --vs runs/a -o r.html  terminal summary and an HTML report
+  trunchbull compare runs/a runs/b                paired difference with 95% CIs
+  trunchbull export runs/a --format junit         JUnit XML or CSV for CI
 """
 
 
@@ -62,8 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("-o", "--out", type=Path, help="write one result per case to this JSONL file")
     grade.add_argument("--json", action="store_true", help="print the summary as JSON")
     grade.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)")
+    grade.add_argument("--run-dir", type=Path, metavar="DIR",
+                       help="also write a run directory (new or empty) that report, compare and export read")
 
     _add_run_parser(commands)
+    _add_report_parsers(commands)
 
     init = commands.add_parser("init", help="scaffold a benchmark that builds")
     init.add_argument("dir", nargs="?", default=".", type=Path, help="directory to create (default: .)")
@@ -105,6 +111,44 @@ def _add_run_parser(commands) -> None:
     records.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     run.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+def _add_report_parsers(commands) -> None:
+    report = commands.add_parser(
+        "report", help="a run's terminal summary and a self-contained HTML report",
+        description="Print RUN_DIR's summary and write one self-contained HTML file (no network: opens from "
+                    "file://): pass rates with 95%% CIs, score and latency distributions, tokens, a filterable case "
+                    "table and every sample's transcript. With --vs, RUN_DIR is compared against OTHER_RUN_DIR "
+                    "(the baseline): differences are RUN_DIR - OTHER_RUN_DIR, regressions first.")
+    report.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory (trunchbull run, grade --run-dir)")
+    report.add_argument("--vs", type=Path, metavar="OTHER_RUN_DIR", help="the baseline run to compare RUN_DIR against")
+    report.add_argument("-o", "--out", type=Path, metavar="FILE", help="the HTML file (default: RUN_DIR/report.html)")
+    report.add_argument("--release", type=Path, metavar="PATH",
+                        help="RUN_DIR's release, when it is no longer where run.json says (for prompts)")
+    report.add_argument("--vs-release", type=Path, metavar="PATH", help="the same for OTHER_RUN_DIR")
+    report.add_argument("--allow-release-change", action="store_true",
+                        help="with --vs: runs of different releases, paired by case ID")
+    report.add_argument("--title", help="the report's title (default: the release title and model)")
+
+    compare = commands.add_parser(
+        "compare", help="paired comparison of two runs: B - A per eval and overall, with 95%% CIs",
+        description="Pair the cases of two runs by ID and report, per eval and overall, the difference of mean "
+                    "scores B - A with its standard error and 95%% confidence interval (paired t), and the cases "
+                    "that regressed (pass -> fail), were fixed or are unchanged.")
+    compare.add_argument("run_a", type=Path, metavar="RUN_A", help="the baseline run directory")
+    compare.add_argument("run_b", type=Path, metavar="RUN_B", help="the run directory compared with it")
+    compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    compare.add_argument("--fail-on-regression", action="store_true",
+                         help="exit 1 when B is significantly worse overall (the 95%% CI is below 0)")
+    compare.add_argument("--allow-release-change", action="store_true",
+                         help="compare runs of different releases by case ID (lists added and removed cases)")
+
+    export = commands.add_parser("export", help="a run's results as JUnit XML or CSV",
+                                 description="Write RUN_DIR's results as JUnit XML (one testsuite per eval, one "
+                                             "testcase per sample) or as a CSV with one row per sample.")
+    export.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
+    export.add_argument("--format", required=True, choices=("junit", "csv"), help="junit or csv")
+    export.add_argument("-o", "--out", type=Path, metavar="FILE", help="the file to write (default: standard output)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,13 +265,32 @@ def cmd_diff(args) -> int:
 def cmd_grade(args) -> int:
     from trunchbull.grading.command import run_grade_command
 
-    return run_grade_command(args.release, args.responses, args.out, json_summary=args.json, fail_under=args.fail_under)
+    return run_grade_command(args.release, args.responses, args.out, json_summary=args.json, fail_under=args.fail_under,
+                             run_dir=args.run_dir)
 
 
 def cmd_run(args) -> int:
     from trunchbull.run.command import run_command
 
     return run_command(args)
+
+
+def cmd_report(args) -> int:
+    from trunchbull.report.command import report_command
+
+    return report_command(args)
+
+
+def cmd_compare(args) -> int:
+    from trunchbull.report.compare_command import compare_command
+
+    return compare_command(args)
+
+
+def cmd_export(args) -> int:
+    from trunchbull.report.export_command import export_command
+
+    return export_command(args)
 
 
 def cmd_init(args) -> int:
@@ -248,5 +311,8 @@ COMMANDS = {
     "diff": cmd_diff,
     "grade": cmd_grade,
     "run": cmd_run,
+    "report": cmd_report,
+    "compare": cmd_compare,
+    "export": cmd_export,
     "init": cmd_init,
 }

@@ -18,6 +18,7 @@ import orjson
 
 from trunchbull.diagnostics import Diagnostic, UsageError, render_text
 from trunchbull.grading.grader import Sample, grade
+from trunchbull.grading.recorded_run import check_new_run_dir, now, recorded_model, write_recorded_run
 from trunchbull.grading.responses import parse_responses
 from trunchbull.grading.results import write_results
 from trunchbull.grading.summary import summarize
@@ -56,7 +57,7 @@ def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
 
 
 def run_grade_command(release: Path, responses: Path, output: Path | None, *, json_summary: bool,
-                      fail_under: float | None) -> int:
+                      fail_under: float | None, run_dir: Path | None = None) -> int:
     """Prints the summary to stdout and diagnostics to stderr; returns the exit
     code (0 graded, 1 --fail-under not met, 2 unusable input)."""
     # Grading allocates a few hundred thousand long-lived containers (parsed
@@ -66,17 +67,21 @@ def run_grade_command(release: Path, responses: Path, output: Path | None, *, js
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _run_grade_command(release, responses, output, json_summary=json_summary, fail_under=fail_under)
+        return _run_grade_command(release, responses, output, json_summary=json_summary, fail_under=fail_under,
+                                  run_dir=run_dir)
     finally:
         if enabled:
             gc.enable()
 
 
 def _run_grade_command(release: Path, responses: Path, output: Path | None, *, json_summary: bool,
-                       fail_under: float | None) -> int:
+                       fail_under: float | None, run_dir: Path | None) -> int:
     display = str(responses)
+    started_at = now()
     try:
         check_fail_under(fail_under)
+        if run_dir is not None:
+            check_new_run_dir(run_dir)
         loaded = load_release(Path(release))
         try:
             data = Path(responses).read_bytes()
@@ -89,7 +94,9 @@ def _run_grade_command(release: Path, responses: Path, output: Path | None, *, j
             print(f"trunchbull: error: {display} cannot be graded: {len(problems)} problem(s); nothing was written", file=sys.stderr)
             return EXIT_UNUSABLE
         get = parsed.get
-        samples = [Sample(case, get(case["id"])) for case in loaded.cases]
+        # in a run directory every result has its repeat (0): one sample per case
+        repeat = 0 if run_dir is not None else None
+        samples = [Sample(case, get(case["id"]), repeat) for case in loaded.cases]
         graded = grade(loaded, samples, f"no response for this case in {display}")
     except UsageError as err:
         print(f"trunchbull: error: {err}", file=sys.stderr)
@@ -97,6 +104,9 @@ def _run_grade_command(release: Path, responses: Path, output: Path | None, *, j
     if output is not None:
         write_results(Path(output), graded.results)
     summary = summarize(loaded.manifest, graded.results, [s.response.usage if s.response else None for s in samples])
+    if run_dir is not None:
+        summary["model"] = recorded_model(Path(responses))
+        write_recorded_run(run_dir, loaded, Path(responses), parsed, graded.results, summary, started_at)
     code = EXIT_OK
     met = None
     if graded.missing:
@@ -118,6 +128,7 @@ def _run_grade_command(release: Path, responses: Path, output: Path | None, *, j
     if json_summary:
         summary_out = {**summary, "missing": len(graded.missing),
                        "results": str(output) if output is not None else None,
+                       "runDir": str(run_dir) if run_dir is not None else None,
                        "failUnder": None if fail_under is None else {"rate": fail_under, "met": met},
                        "exitCode": code}
         sys.stdout.write(orjson.dumps(summary_out, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -125,4 +136,6 @@ def _run_grade_command(release: Path, responses: Path, output: Path | None, *, j
         print(render_summary(summary))
         if output is not None:
             print(f"results: {output}")
+        if run_dir is not None:
+            print(f"run: {run_dir}")
     return code

@@ -1,0 +1,1 @@
+"""Reports, comparisons and exports of run directories (SPEC §9)."""

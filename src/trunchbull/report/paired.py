@@ -1,0 +1,168 @@
+"""Paired comparison of two runs (SPEC §9), from their graded results.
+
+Cases are paired by ID. Per run, a case's score is the mean of its non-error
+samples' scores (over its repeats) and its pass rate the share of those
+samples that pass. A case enters the comparison only when both runs have a
+non-error sample of it; the others are counted (`excluded`), and with a
+release change the cases of only one run are listed (`added`, `removed`).
+
+Per eval and overall (every shared case one observation): the difference of
+mean scores B − A, which is the mean of the per-case differences d; its
+standard error sd(d)/√n; and the 95% confidence interval d̄ ± t·SE with t the
+0.975 quantile of Student's t with n − 1 degrees of freedom (the paired t
+interval; scipy). Fewer than two cases: no standard error or interval.
+
+A case *regressed* when its pass rate is lower in B than in A, *fixed* when it
+is higher, *unchanged* when equal: with one sample per case, exactly pass→fail,
+fail→pass and the rest. Regressions are listed largest drop first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import fsum, sqrt
+
+DIGITS = 6
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class CaseMean:
+    eval_id: str
+    graded: int  # non-error samples
+    samples: int
+    pass_rate: float | None
+    score: float | None  # mean of the non-null scores of the graded samples
+
+
+def case_means(results: list[dict]) -> dict[str, CaseMean]:
+    """Per case ID, in first-seen (release) order."""
+    acc: dict[str, list] = {}
+    for row in results:
+        entry = acc.get(row["caseId"])
+        if entry is None:
+            entry = acc[row["caseId"]] = [row["evalId"], 0, 0, 0, []]
+        entry[2] += 1
+        if row["outcome"] == "error":
+            continue
+        entry[1] += 1
+        entry[3] += row["outcome"] == "pass"
+        if row.get("score") is not None:
+            entry[4].append(float(row["score"]))
+    return {case_id: CaseMean(eval_id, graded, samples, passed / graded if graded else None,
+                              fsum(scores) / len(scores) if scores else None)
+            for case_id, (eval_id, graded, samples, passed, scores) in acc.items()}
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, DIGITS)
+
+
+def paired_difference(a: list[float], b: list[float]) -> dict:
+    """Mean of b − a over the pairs, its standard error and t interval."""
+    from scipy.stats import t as student_t
+
+    n = len(a)
+    if n == 0:
+        return {"n": 0, "meanA": None, "meanB": None, "difference": None, "standardError": None, "ci": None}
+    diffs = [y - x for x, y in zip(a, b)]
+    mean = fsum(diffs) / n
+    out = {"n": n, "meanA": _rounded(fsum(a) / n), "meanB": _rounded(fsum(b) / n), "difference": _rounded(mean),
+           "standardError": None, "ci": None}
+    if n >= 2:
+        sd = sqrt(fsum((d - mean) ** 2 for d in diffs) / (n - 1))
+        se = sd / sqrt(n)
+        half = float(student_t.ppf(0.5 + CONFIDENCE / 2, n - 1)) * se
+        out["standardError"] = _rounded(se)
+        out["ci"] = [_rounded(mean - half), _rounded(mean + half)]
+    return out
+
+
+@dataclass
+class _Group:
+    a: list[float]
+    b: list[float]
+    regressed: int = 0
+    fixed: int = 0
+    unchanged: int = 0
+    excluded: int = 0
+    added: int = 0
+    removed: int = 0
+
+    def to_json(self) -> dict:
+        return {**paired_difference(self.a, self.b), "regressed": self.regressed, "fixed": self.fixed,
+                "unchanged": self.unchanged, "excluded": self.excluded, "added": self.added, "removed": self.removed}
+
+
+def compare_results(results_a: list[dict], results_b: list[dict], eval_order: list[str] | None = None) -> dict:
+    """The comparison of run B against run A: `overall`, `evals` (eval ID →
+    the same shape), and the case lists: `regressedCases` and `fixedCases`
+    (IDs), `changedCases` (regressions then fixes, each with its pass rates
+    and scores in both runs), `excludedCases`, `addedCases`, `removedCases`."""
+    means_a, means_b = case_means(results_a), case_means(results_b)
+    order = list(dict.fromkeys([*(eval_order or []), *(m.eval_id for m in means_b.values()),
+                                *(m.eval_id for m in means_a.values())]))
+    groups = {eval_id: _Group([], []) for eval_id in order}
+    overall = _Group([], [])
+    changes: list[tuple[str, dict]] = []
+    excluded, added, removed = [], [], []
+    case_ids = list(dict.fromkeys([*means_a, *means_b]))
+    for case_id in case_ids:
+        a, b = means_a.get(case_id), means_b.get(case_id)
+        group = groups[(b or a).eval_id]
+        if a is None or b is None:
+            (added if a is None else removed).append(case_id)
+            for g in (group, overall):
+                if a is None:
+                    g.added += 1
+                else:
+                    g.removed += 1
+            continue
+        if not a.graded or not b.graded:
+            excluded.append(case_id)
+            group.excluded += 1
+            overall.excluded += 1
+            continue
+        if a.score is not None and b.score is not None:
+            for g in (group, overall):
+                g.a.append(a.score)
+                g.b.append(b.score)
+        if b.pass_rate < a.pass_rate:
+            kind = "regressed"
+        elif b.pass_rate > a.pass_rate:
+            kind = "fixed"
+        else:
+            kind = "unchanged"
+        for g in (group, overall):
+            setattr(g, kind, getattr(g, kind) + 1)
+        if kind != "unchanged":
+            changes.append((kind, {"caseId": case_id, "evalId": b.eval_id, "change": kind,
+                                   "a": {"passRate": _rounded(a.pass_rate), "score": _rounded(a.score)},
+                                   "b": {"passRate": _rounded(b.pass_rate), "score": _rounded(b.score)}}))
+    position = {case_id: i for i, case_id in enumerate(case_ids)}
+
+    def by_change(item: dict) -> tuple:
+        return (-abs(item["b"]["passRate"] - item["a"]["passRate"]), position[item["caseId"]])
+
+    regressed = sorted((c for kind, c in changes if kind == "regressed"), key=by_change)
+    fixed = sorted((c for kind, c in changes if kind == "fixed"), key=by_change)
+    return {
+        "method": {"pairing": "case ID", "difference": "mean over shared cases of (B - A) per-case mean score",
+                   "interval": "paired t, n - 1 degrees of freedom", "confidence": CONFIDENCE},
+        "overall": overall.to_json(),
+        "evals": {eval_id: g.to_json() for eval_id, g in groups.items()
+                  if g.a or g.excluded or g.added or g.removed or g.regressed or g.fixed or g.unchanged},
+        "regressedCases": [c["caseId"] for c in regressed],
+        "fixedCases": [c["caseId"] for c in fixed],
+        "changedCases": [*regressed, *fixed],
+        "excludedCases": excluded,
+        "addedCases": added,
+        "removedCases": removed,
+    }
+
+
+def significantly_worse(comparison: dict) -> bool:
+    """The overall difference is significantly below zero: the upper end of
+    its 95% interval is below 0."""
+    ci = comparison["overall"]["ci"]
+    return ci is not None and ci[1] < 0
