@@ -1,0 +1,66 @@
+// The comparison of RUN_DIR (B) against its baseline (A): the paired
+// differences per eval with their 95% CIs, then the changed cases,
+// regressions first, each opening both runs' transcripts side by side.
+import { append, h, int, interval, num, pct, signed } from "./dom.js";
+import { differencePlot } from "./plots.js";
+
+function verdict(overall) {
+  const ci = overall.ci;
+  if (!ci) return ["neutral", "too few shared cases for an interval"];
+  if (ci[1] < 0) return ["worse", "B is significantly worse than A (the 95% CI of B − A is below 0)"];
+  if (ci[0] > 0) return ["better", "B is significantly better than A (the 95% CI of B − A is above 0)"];
+  return ["neutral", "no significant difference (the 95% CI of B − A contains 0)"];
+}
+
+function differences(comparison) {
+  const rows = [...Object.entries(comparison.evals), ["overall", comparison.overall]];
+  return h("table", { class: "summary", "data-testid": "differences" },
+    h("thead", {}, h("tr", {}, ["eval", "cases", "A mean", "B mean", "B − A", "SE", "95% CI", "regressed", "fixed",
+      "unchanged", "left out"].map((c) => h("th", {}, c)))),
+    h("tbody", {}, rows.map(([evalId, g]) => h("tr", { class: evalId === "overall" ? "overall" : null, "data-eval": evalId },
+      h("td", {}, evalId), h("td", { class: "n" }, int(g.n)), h("td", { class: "n" }, num(g.meanA)),
+      h("td", { class: "n" }, num(g.meanB)),
+      h("td", { class: "n", "data-testid": "difference", "data-value": g.difference }, signed(g.difference)),
+      h("td", { class: "n muted" }, num(g.standardError)), h("td", { class: "n muted" }, interval(g.ci, signed)),
+      h("td", { class: g.regressed ? "n worse" : "n" }, int(g.regressed)), h("td", { class: g.fixed ? "n better" : "n" }, int(g.fixed)),
+      h("td", { class: "n" }, int(g.unchanged)), h("td", { class: "n" }, int(g.excluded))))));
+}
+
+const SHOWN_CHANGES = 500;
+
+function changes(comparison, openCase) {
+  const list = comparison.changedCases;
+  if (!list.length) return h("p", { class: "muted" }, "no case changed between the runs");
+  return h("div", {},
+    h("ol", { class: "changes", "data-testid": "changes" }, list.slice(0, SHOWN_CHANGES).map((c) =>
+      h("li", { class: `change ${c.change}`, "data-testid": "change", "data-case": c.caseId, "data-change": c.change,
+        onclick: () => openCase(c.caseId) },
+        h("span", { class: `chip ${c.change === "regressed" ? "fail" : "pass"}` }, c.change),
+        h("code", {}, c.caseId), h("span", { class: "muted" }, ` ${c.evalId}`),
+        h("span", { class: "n" }, ` pass ${pct(c.a.passRate)} → ${pct(c.b.passRate)}`)))),
+    list.length > SHOWN_CHANGES ? h("p", { class: "muted" }, `… and ${int(list.length - SHOWN_CHANGES)} more (trunchbull compare --json lists them all)`) : null);
+}
+
+function caseList(title, ids) {
+  if (!ids.length) return null;
+  return h("details", {}, h("summary", {}, `${title} (${int(ids.length)})`), h("p", { class: "ids" }, ids.join(", ")));
+}
+
+export function renderCompare(section, report, openCase) {
+  const { comparison } = report;
+  const [kind, text] = verdict(comparison.overall);
+  append(section, [
+    h("p", { class: `verdict ${kind}`, "data-testid": "verdict" }, text),
+    h("p", { class: "muted" }, "Cases are paired by ID; a case's score is its mean over its non-error repeats. B − A is ",
+      "the mean of the per-case differences, with a paired t interval (n − 1 degrees of freedom). A case regressed ",
+      "when its pass rate is lower in B, and was fixed when it is higher."),
+    comparison.releaseChanged ? h("p", { class: "warning" }, "The runs are of different releases: cases are paired by ID.") : null,
+    h("figure", {}, h("figcaption", {}, "B − A per eval, 95% confidence interval"), differencePlot(comparison)),
+    differences(comparison),
+    h("h2", {}, "Changed cases: regressions first, then fixes"),
+    changes(comparison, openCase),
+    caseList("left out (no non-error sample in one of the runs)", comparison.excludedCases),
+    caseList("added (only in B)", comparison.addedCases),
+    caseList("removed (only in A)", comparison.removedCases),
+  ]);
+}

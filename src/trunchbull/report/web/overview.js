@@ -1,0 +1,53 @@
+// The overview: per-eval summary of each run (summary.json, as the terminal
+// prints it) and the charts.
+import { append, h, int, interval, ms, num, pct } from "./dom.js";
+import { latencyPlot, passRatePlot, scorePlot, tokensPlot } from "./plots.js";
+
+function summaryTable(run) {
+  const rows = [...Object.entries(run.summary.evals), ["overall", run.summary.overall]];
+  return h("table", { class: "summary", "data-testid": "summary", "data-run": run.index },
+    h("thead", {}, h("tr", {}, ["eval", "samples", "pass", "fail", "error", "pass rate", "95% CI", "mean score",
+      "tokens", "p50", "p90"].map((c) => h("th", {}, c)))),
+    h("tbody", {}, rows.map(([evalId, g]) => h("tr", { class: evalId === "overall" ? "overall" : null },
+      h("td", {}, evalId),
+      h("td", { class: "n" }, int(g.samples)),
+      h("td", { class: "n" }, int(g.passed)),
+      h("td", { class: "n" }, int(g.failed)),
+      h("td", { class: g.errors ? "n error" : "n" }, int(g.errors)),
+      h("td", { class: "n", "data-testid": "rate", "data-run": run.index, "data-eval": evalId, "data-value": g.passRate }, pct(g.passRate)),
+      h("td", { class: "n muted" }, interval(g.passRateCI)),
+      h("td", { class: "n" }, num(g.meanScore)),
+      h("td", { class: "n" }, int(g.tokens.total)),
+      h("td", { class: "n" }, ms(g.latencyMs.p50)),
+      h("td", { class: "n" }, ms(g.latencyMs.p90)),
+    ))));
+}
+
+function passAtK(run) {
+  const o = run.summary.overall;
+  if (!o.passAtK) return null;
+  const ks = Object.entries(o.passAtK).map(([k, v]) => `pass@${k} ${pct(v)}`).join(" · ");
+  return h("p", { class: "muted" }, `${ks} · pass^${Object.keys(o.passAtK).length} ${pct(o.passHatK)}`);
+}
+
+function figure(title, chart) {
+  return h("figure", {}, h("figcaption", {}, title), chart);
+}
+
+export function renderOverview(section, report) {
+  const { runs } = report;
+  const empty = (text) => h("p", { class: "muted empty" }, text);
+  append(section, [
+    h("div", { class: runs.length > 1 ? "side-by-side" : null }, runs.map((run) => h("div", { class: "run-summary" },
+      h("h2", {}, runs.length > 1 ? `${run.label}: ${run.meta.model}` : "Summary"),
+      summaryTable(run),
+      passAtK(run),
+    ))),
+    h("div", { class: "charts" },
+      figure("Pass rate per eval, 95% confidence interval", passRatePlot(runs)),
+      figure("Score distribution", scorePlot(runs, empty("no graded samples"))),
+      figure("Latency distribution", latencyPlot(runs, empty("no latency recorded (recorded responses were not timed)"))),
+      figure("Tokens per eval", tokensPlot(runs, empty("no token usage recorded"))),
+    ),
+  ]);
+}
