@@ -82,3 +82,27 @@ def graded_run(tb, release: Path, answers: dict[str, str], run_dir: Path, respon
     result = tb("grade", release, responses, "--run-dir", run_dir)
     assert result.code in (0, 2), result.stderr  # 2: some case has no response (graded `error`)
     return run_dir
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+# headless as root, and none of Chromium's own network traffic
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+ARTIFACTS = REPO / ".cache" / "test-artifacts" / "report"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium (Debian's, driven by Playwright) for the session;
+    installed by tools/ensure-chromium.sh when absent."""
+    if not CHROMIUM.exists():
+        subprocess.run(["bash", str(REPO / "tools" / "ensure-chromium.sh")], check=False)
+    if not CHROMIUM.exists():
+        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}: run tools/ensure-chromium.sh "
+                    "(apt-get install -y chromium) as root")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()

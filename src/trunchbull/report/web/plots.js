@@ -97,16 +97,17 @@ export function differencePlot(comparison) {
   const rows = [...Object.entries(comparison.evals), ["overall", comparison.overall]]
     .filter(([, g]) => g.difference !== null)
     .map(([evalId, g]) => ({ eval: evalId, d: g.difference, lo: g.ci ? g.ci[0] : g.difference, hi: g.ci ? g.ci[1] : g.difference }));
-  const worst = Math.max(0.05, ...rows.map((r) => Math.max(Math.abs(r.lo), Math.abs(r.hi))));
+  const color = (d) => (d.hi < 0 ? "#dc2626" : d.lo > 0 ? "#16a34a" : "#64748b");
+  // scores are in [0, 1], so differences are in [-1, 1]; wider interval ends are clipped
   return plot({
-    width: 640, height: 40 + rows.length * ROW, marginLeft: 150,
-    x: { domain: [-worst, worst], label: "difference of mean scores (95% CI)", grid: true, tickFormat: "+.2f" },
+    width: 640, height: 40 + rows.length * ROW, marginLeft: 150, marginRight: 20,
+    x: { domain: [-1, 1], label: "difference of mean scores, B − A (95% CI)", grid: true, tickFormat: "+.1f" },
     y: { domain: rows.map((r) => r.eval), label: null },
     marks: [
       ruleX([0], { stroke: "#888" }),
-      ruleY(rows, { y: "eval", x1: "lo", x2: "hi", stroke: (d) => (d.hi < 0 ? "#dc2626" : d.lo > 0 ? "#16a34a" : "#64748b"), strokeWidth: 2 }),
-      dot(rows, { y: "eval", x: "d", fill: (d) => (d.hi < 0 ? "#dc2626" : d.lo > 0 ? "#16a34a" : "#64748b"), r: 4 }),
-      text(rows, { y: "eval", x: "hi", text: (d) => `${d.d >= 0 ? "+" : ""}${d.d.toFixed(3)}`, dx: 8, textAnchor: "start" }),
+      ruleY(rows, { y: "eval", x1: "lo", x2: "hi", stroke: color, strokeWidth: 2, clip: true }),
+      dot(rows, { y: "eval", x: "d", fill: color, r: 4 }),
+      text(rows, { y: "eval", x: "d", text: (d) => `${d.d >= 0 ? "+" : ""}${d.d.toFixed(3)}`, dy: -9 }),
     ],
   });
 }
