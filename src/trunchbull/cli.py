@@ -117,7 +117,7 @@ def _add_report_parsers(commands) -> None:
     report = commands.add_parser(
         "report", help="a run's terminal summary and a self-contained HTML report",
         description="Print RUN_DIR's summary and write one self-contained HTML file (no network: opens from "
-                    "file://): pass rates with 95%% CIs, score and latency distributions, tokens, a filterable case "
+                    "file://): pass rates with 95% CIs, score and latency distributions, tokens, a filterable case "
                     "table and every sample's transcript. With --vs, RUN_DIR is compared against OTHER_RUN_DIR "
                     "(the baseline): differences are RUN_DIR - OTHER_RUN_DIR, regressions first.")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory (trunchbull run, grade --run-dir)")
@@ -133,7 +133,7 @@ def _add_report_parsers(commands) -> None:
     compare = commands.add_parser(
         "compare", help="paired comparison of two runs: B - A per eval and overall, with 95%% CIs",
         description="Pair the cases of two runs by ID and report, per eval and overall, the difference of mean "
-                    "scores B - A with its standard error and 95%% confidence interval (paired t), and the cases "
+                    "scores B - A with its standard error and 95% confidence interval (paired t), and the cases "
                     "that regressed (pass -> fail), were fixed or are unchanged.")
     compare.add_argument("run_a", type=Path, metavar="RUN_A", help="the baseline run directory")
     compare.add_argument("run_b", type=Path, metavar="RUN_B", help="the run directory compared with it")
