@@ -6,6 +6,7 @@ bundled front end → HTML."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -46,6 +47,18 @@ def scrub_secrets(data: bytes, runs: list[RunDirectory]) -> bytes:
 
 
 def report_command(args) -> int:
+    # tens of thousands of long-lived rows and no reference cycles: the cyclic
+    # collector would only rescan them (as in grade and run)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _report_command(args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _report_command(args) -> int:
     run = read_run_dir(args.run_dir)
     baseline = read_run_dir(args.vs) if args.vs is not None else None
     comparison = compare_runs(baseline, run, allow_release_change=args.allow_release_change) if baseline else None

@@ -4,6 +4,7 @@ worse overall, else 0; unusable run directories are usage errors (2)."""
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import orjson
@@ -17,6 +18,18 @@ EXIT_OK, EXIT_REGRESSED = 0, 1
 
 
 def compare_command(args) -> int:
+    # tens of thousands of long-lived rows and no reference cycles: the cyclic
+    # collector would only rescan them (as in grade and run)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _compare_command(args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _compare_command(args) -> int:
     a, b = read_run_dir(args.run_a), read_run_dir(args.run_b)
     comparison = compare_runs(a, b, allow_release_change=args.allow_release_change)
     worse = significantly_worse(comparison)

@@ -3,6 +3,7 @@ standard output without -o; the file is written whole or not at all."""
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -13,6 +14,18 @@ from trunchbull.report.run_dir import read_run_dir
 
 
 def export_command(args) -> int:
+    # tens of thousands of long-lived rows and no reference cycles: the cyclic
+    # collector would only rescan them (as in grade and run)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _export_command(args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _export_command(args) -> int:
     run = read_run_dir(args.run_dir)
     data = junit_xml(run) if args.format == "junit" else results_csv(run).encode()
     if args.out is None:

@@ -66,12 +66,36 @@ def read_run_dir(path: Path) -> RunDirectory:
     if not log.is_file():
         raise _problem(log, "run-missing-file", "the run's record log is missing",
                        "a run directory holds run.json, responses.jsonl, results.jsonl and summary.json")
-    recorded = read_records(log)
-    if recorded.torn:
+    records = _read_log(log, path)
+    _check_results_match_records(path, results, records)
+    return RunDirectory(path, meta, summary, results, records)
+
+
+def _read_log(log: Path, run_dir: Path) -> dict[tuple[str, int], dict]:
+    """The records by (case ID, repeat): one parse of the whole file; the
+    run's own reader (records.py) only to say what is wrong with it."""
+    try:
+        data = log.read_bytes()
+    except OSError as err:
+        raise UsageError(f"cannot read {log}: {err.strerror or err}") from None
+    if data and not data.endswith(b"\n"):
         raise _problem(log, "run-torn", "the last record is torn (the run was stopped while writing it)",
-                       f"resume the run (`trunchbull run … -o {path} --resume`): it cuts the torn line and re-grades")
-    _check_results_match_records(path, results, recorded.records)
-    return RunDirectory(path, meta, summary, results, recorded.records)
+                       f"resume the run (`trunchbull run … -o {run_dir} --resume`): it cuts the torn line and re-grades",
+                       data.count(b"\n") + 1)
+    try:
+        rows = orjson.loads(b"[" + b",".join(line for line in data.split(b"\n") if line.strip()) + b"]")
+    except orjson.JSONDecodeError:
+        rows = None
+    records: dict[tuple[str, int], dict] = {}
+    if rows is not None:
+        for row in rows:
+            if type(row) is not dict or type(row.get("caseId")) is not str or type(row.get("repeat")) is not int:
+                rows = None
+                break
+            records.setdefault((row["caseId"], row["repeat"]), row)
+    if rows is None:
+        return read_records(log).records  # raises the UsageError naming the line
+    return records
 
 
 def _read_summary(path: Path, digest: str) -> dict:

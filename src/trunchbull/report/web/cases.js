@@ -1,28 +1,24 @@
 // The case table: every sample of a run, sortable and filterable (eval,
-// outcome, text in prompt and output), with TanStack Table for the row model
-// and TanStack Virtual so that only the rows in view are in the DOM.
-import { createTable, getCoreRowModel, getFilteredRowModel, getSortedRowModel } from "@tanstack/table-core";
+// outcome, text in prompt and output). Sorting and filtering work on arrays
+// of sample indices (a sort order is computed once per column and direction,
+// a filter is one pass over it); TanStack Virtual keeps only the rows in
+// view in the DOM.
 import { Virtualizer, elementScroll, observeElementOffset, observeElementRect } from "@tanstack/virtual-core";
 import { h, int, num, OUTCOMES } from "./dom.js";
 
 const ROW_HEIGHT = 30;
-const equals = (row, id, value) => row.getValue(id) === value;
-const contains = (row, id, value) => row.getValue(id).includes(value);
-
-function columns(run) {
-  return [
-    { id: "eval", header: "eval", accessorFn: (i) => run.evalId(i), filterFn: equals },
-    { id: "case", header: "case", accessorFn: (i) => run.caseId(i) },
-    { id: "repeat", header: "repeat", accessorFn: (i) => run.repeat(i) },
-    { id: "outcome", header: "outcome", accessorFn: (i) => run.outcome(i), filterFn: equals },
-    { id: "score", header: "score", accessorFn: (i) => run.score(i) ?? undefined, sortUndefined: "last" },
-    { id: "latency", header: "latency", accessorFn: (i) => run.latency(i) ?? undefined, sortUndefined: "last" },
-    { id: "tokens", header: "tokens", accessorFn: (i) => run.tokens(i).total ?? undefined, sortUndefined: "last" },
-    { id: "output", header: "output", accessorFn: (i) => run.output(i) || "", enableSorting: false },
-    { id: "text", accessorFn: (i) => run.haystack(i), filterFn: contains, enableSorting: false },
-  ];
-}
 const SHOWN = ["eval", "case", "repeat", "outcome", "score", "latency", "tokens", "output"];
+// the sort key of each sortable column (null and undefined sort last)
+const KEYS = {
+  eval: (run, i) => run.evalId(i),
+  case: (run, i) => run.caseId(i),
+  repeat: (run, i) => run.repeat(i),
+  outcome: (run, i) => run.c.outcome[i],
+  score: (run, i) => run.score(i),
+  latency: (run, i) => run.latency(i),
+  tokens: (run, i) => run.tokens(i).total,
+};
+const NUMERIC = new Set(["repeat", "score", "latency", "tokens"]);
 
 function cell(run, id, i) {
   switch (id) {
@@ -38,24 +34,36 @@ function cell(run, id, i) {
   }
 }
 
+/** The sample indices of `run` in the order of column `id` (ascending). */
+function sortedBy(run, id) {
+  const key = KEYS[id];
+  const keys = new Array(run.count);
+  for (let i = 0; i < run.count; i++) keys[i] = key(run, i);
+  const order = Array.from({ length: run.count }, (_, i) => i);
+  order.sort((a, b) => {
+    const x = keys[a], y = keys[b];
+    if (x === y) return a - b;
+    if (x === null || x === undefined) return 1;
+    if (y === null || y === undefined) return -1;
+    return x < y ? -1 : 1;
+  });
+  return order;
+}
+
 /** A table of one run's samples; `onOpen(run, i)` opens a sample. */
 class CaseTable {
   constructor(run, onOpen) {
     this.run = run;
     this.onOpen = onOpen;
-    const data = Array.from({ length: run.count }, (_, i) => i);
-    this.table = createTable({
-      data, columns: columns(run), state: {}, onStateChange: () => {}, renderFallbackValue: null,
-      getCoreRowModel: getCoreRowModel(), getFilteredRowModel: getFilteredRowModel(), getSortedRowModel: getSortedRowModel(),
-    });
-    this.state = { ...this.table.initialState };
-    this.table.setOptions((prev) => ({ ...prev, state: this.state, onStateChange: (updater) => this.update(updater) }));
+    this.sort = null; // {id, desc}
+    this.orders = new Map();
+    this.filters = { eval: "", outcome: "", text: "" };
+    this.rows = Array.from({ length: run.count }, (_, i) => i);
     this.el = h("div", { class: "case-table", "data-run": run.index });
     this.header = h("div", { class: "row head" });
     this.spacer = h("div", { class: "spacer" });
     this.body = h("div", { class: "body", "data-testid": "case-rows" }, this.spacer);
     this.el.append(this.header, this.body);
-    this.rows = this.table.getRowModel().rows;
     this.virtualizer = new Virtualizer({
       count: this.rows.length, getScrollElement: () => this.body, estimateSize: () => ROW_HEIGHT, overscan: 12,
       scrollToFn: elementScroll, observeElementRect, observeElementOffset, onChange: () => this.renderRows(),
@@ -70,29 +78,55 @@ class CaseTable {
     this.renderRows();
   }
 
-  update(updater) {
-    this.state = typeof updater === "function" ? updater(this.state) : updater;
-    this.table.setOptions((prev) => ({ ...prev, state: this.state }));
-    this.rows = this.table.getRowModel().rows;
-    this.virtualizer.setOptions({ ...this.virtualizer.options, count: this.rows.length });
-    this.virtualizer.scrollToOffset(0);
+  setFilters(filters) {
+    this.filters = { ...filters };
+    this.update();
+  }
+
+  toggleSort(id) {
+    // ascending, then descending (numbers: descending first), then release order
+    const first = NUMERIC.has(id);
+    if (!this.sort || this.sort.id !== id) this.sort = { id, desc: first };
+    else if (this.sort.desc === first) this.sort = { id, desc: !first };
+    else this.sort = null;
+    this.update();
+  }
+
+  update() {
+    const run = this.run;
+    let order;
+    if (this.sort) {
+      if (!this.orders.has(this.sort.id)) this.orders.set(this.sort.id, sortedBy(run, this.sort.id));
+      order = this.orders.get(this.sort.id);
+    }
+    const n = run.count;
+    const { eval: evalId, outcome, text } = this.filters;
+    const outcomeCode = outcome ? OUTCOMES.indexOf(outcome) : -1;
+    const needle = text.trim().toLowerCase();
+    const rows = [];
+    for (let k = 0; k < n; k++) {
+      const j = order ? (this.sort.desc ? order[n - 1 - k] : order[k]) : k;
+      if (outcomeCode >= 0 && run.c.outcome[j] !== outcomeCode) continue;
+      if (evalId && run.evalId(j) !== evalId) continue;
+      if (needle && !run.haystack(j).includes(needle)) continue;
+      rows.push(j);
+    }
+    this.rows = rows;
+    this.virtualizer.setOptions({ ...this.virtualizer.options, count: rows.length });
+    this.body.scrollTop = 0;
     this.renderHeader();
     this.renderRows();
     this.onChange?.();
   }
 
-  setFilter(id, value) {
-    const column = this.table.getColumn(id);
-    column.setFilterValue(value === "" || value === null ? undefined : value);
-  }
-
   renderHeader() {
     this.header.replaceChildren(...SHOWN.map((id) => {
-      const column = this.table.getColumn(id);
-      const sorted = column.getIsSorted();
+      const sorted = this.sort && this.sort.id === id ? (this.sort.desc ? "desc" : "asc") : null;
+      const sortable = id in KEYS;
       return h("div", {
-        class: `cell ${id}${column.getCanSort() ? " sortable" : ""}`, "data-col": id, "aria-sort": sorted ? (sorted === "asc" ? "ascending" : "descending") : null,
-        onclick: column.getCanSort() ? column.getToggleSortingHandler() : null,
+        class: `cell ${id}${sortable ? " sortable" : ""}`, "data-col": id,
+        "aria-sort": sorted ? (sorted === "asc" ? "ascending" : "descending") : null,
+        onclick: sortable ? () => this.toggleSort(id) : null,
       }, id, sorted ? (sorted === "asc" ? " ▲" : " ▼") : "");
     }));
   }
@@ -102,7 +136,8 @@ class CaseTable {
     this.spacer.style.height = `${this.virtualizer.getTotalSize()}px`;
     const nodes = [this.spacer];
     for (const item of items) {
-      const i = this.rows[item.index].original;
+      const i = this.rows[item.index];
+      if (i === undefined) continue;
       nodes.push(h("div", {
         class: "row", "data-case": this.run.caseId(i), "data-sample": i, style: { transform: `translateY(${item.start}px)` },
         onclick: () => this.onOpen(this.run, i),
@@ -124,11 +159,7 @@ export function renderCases(section, report, openSample) {
   tables.forEach((t) => { t.onChange = showCount; });
   const evalIds = [...new Set(runs.flatMap((r) => Object.keys(r.summary.evals)))];
   const filters = { eval: "", outcome: "", text: "" };
-  const apply = () => {
-    current.setFilter("eval", filters.eval);
-    current.setFilter("outcome", filters.outcome);
-    current.setFilter("text", filters.text.trim().toLowerCase());
-  };
+  const apply = () => current.setFilters(filters);
   const holder = h("div", { class: "table-holder" }, current.el);
   const controls = h("div", { class: "controls" },
     runs.length > 1 ? h("select", { "data-testid": "run-select", onchange: (e) => {

@@ -9,7 +9,9 @@ import { renderCompare } from "./compare.js";
 import { renderOverview } from "./overview.js";
 import { transcript } from "./transcript.js";
 
+performance.mark("trunchbull:script");
 const report = loadReport();
+performance.mark("trunchbull:data");
 const byLabel = [...report.runs].sort((a, b) => a.label.localeCompare(b.label));
 
 const panelBody = h("div", { class: "panel-body" });
@@ -79,5 +81,6 @@ document.body.append(
 );
 document.addEventListener("keydown", (e) => { if (e.key === "Escape") panel.hidden = true; });
 show(tabs[0][0]);
+performance.mark("trunchbull:ready");
 window.trunchbullReadyAt = performance.now();
 document.body.dataset.ready = "1";

@@ -45,21 +45,25 @@ export function passRatePlot(runs) {
 }
 
 function histogram(runs, value, label, empty, options = {}) {
+  // one typed array per run and a constant fill: Plot bins 25,000 numbers
+  // several times faster than 25,000 objects with a color channel
   const series = runs.map((run) => {
-    const values = [];
+    const values = new Float64Array(run.count);
+    let n = 0;
     for (let i = 0; i < run.count; i++) {
       const v = value(run, i);
-      if (v !== null && v !== undefined) values.push({ run: run.label, v });
+      if (v !== null && v !== undefined) values[n++] = v;
     }
-    return values;
+    return values.subarray(0, n);
   });
   if (!series.some((s) => s.length)) return empty;
   return plot({
     width: 420, height: 220, marginLeft: 50,
     x: { label, ...options.x },
     y: { label: "samples", grid: true },
-    color: colors(runs),
-    marks: series.map((values) => rectY(values, binX({ y: "count" }, { x: "v", fill: "run", fillOpacity: runs.length > 1 ? 0.55 : 0.9, thresholds: options.thresholds ?? 20, ...options.bin }))),
+    marks: series.map((values, k) => rectY(values, binX({ y: "count" }, {
+      x: (d) => d, fill: COLORS[k], fillOpacity: runs.length > 1 ? 0.55 : 0.9, thresholds: options.thresholds ?? 20,
+      title: runs.length > 1 ? runs[k].label : undefined, ...options.bin }))),
   });
 }
 
