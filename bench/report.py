@@ -13,8 +13,10 @@ grading); a second run of the same release with other answers (recorded, via
 * generation: a whole `python -m trunchbull report RUN -o OUT` process
   (start-up, reading and checking the run directory and the release, the
   payload, the esbuild bundle of the front end, writing the HTML), and the
-  same with `--vs BASELINE`. Floor: a process that reads results.jsonl and
-  responses.jsonl with orjson and writes the same number of bytes as the HTML.
+  same with `--vs BASELINE`, with the front-end bundle in its cache; once
+  without it (`cold`: esbuild bundles the front end first). Floor: a process
+  that reads results.jsonl and responses.jsonl with orjson and writes the
+  same number of bytes as the HTML.
 * size: the HTML file; for reference the run's own results.jsonl +
   responses.jsonl.
 * interactive: in one headless Chromium (Debian's, via Playwright), a fresh
@@ -31,6 +33,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,6 +45,9 @@ from pathlib import Path
 import orjson
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from trunchbull.toolchain import cache_root  # noqa: E402
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 EVALS = ["billing", "shipping", "returns", "accounts", "warranty"]
@@ -87,10 +94,16 @@ def make_runs(tmp: Path, n: int) -> tuple[Path, Path]:
     return tmp / "run", tmp / "baseline"
 
 
-def timed(fn) -> float:
+def timed(fn, cpu: list | None = None) -> float:
+    """Wall seconds of fn(); with `cpu`, the CPU seconds of the processes it ran are appended to it."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     fn()
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if cpu is not None:
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return wall
 
 
 def interactive(browser, page_path: Path, floor_path: Path, repeat: int) -> dict:
@@ -141,12 +154,14 @@ def main() -> None:
         run, baseline = make_runs(tmp, args.samples)
         load_before = round(os.getloadavg()[0], 2)
         out, out_vs = tmp / "report.html", tmp / "report-vs.html"
-        gen, gen_vs, floor = [], [], []
+        gen, gen_vs, floor, gen_cpu, floor_cpu = [], [], [], [], []
+        shutil.rmtree(cache_root() / "report-bundles", ignore_errors=True)  # a cache: the first report rebuilds it
+        cold = timed(lambda: cli("report", run, "-o", out))
         for _ in range(args.repeat):
-            gen.append(timed(lambda: cli("report", run, "-o", out)))
+            gen.append(timed(lambda: cli("report", run, "-o", out), gen_cpu))
             size = out.stat().st_size
             floor.append(timed(lambda: subprocess.run([sys.executable, "-c", FLOOR, str(run), str(tmp / "floor.out"),
-                                                       str(size)], check=True)))
+                                                       str(size)], check=True), floor_cpu))
             gen_vs.append(timed(lambda: cli("report", run, "--vs", baseline, "-o", out_vs)))
         html = out.read_bytes()
         static = tmp / "static.html"
@@ -163,7 +178,10 @@ def main() -> None:
             "samples": args.samples,
             "generationSeconds": round(statistics.median(gen), 3), "generationSecondsAll": [round(v, 2) for v in gen],
             "generationVsSeconds": round(statistics.median(gen_vs), 3),
+            "generationColdSeconds": round(cold, 3),
             "floorSeconds": round(statistics.median(floor), 3),
+            "generationCpuSeconds": round(statistics.median(gen_cpu), 3),
+            "floorCpuSeconds": round(statistics.median(floor_cpu), 3),
             "htmlBytes": len(html), "htmlVsBytes": out_vs.stat().st_size, "runJsonlBytes": data_bytes,
             "interactive": {k: round(v, 1) if isinstance(v, float) else v for k, v in page.items()},
             "interactiveVs": {k: round(v, 1) if isinstance(v, float) else v for k, v in page_vs.items()},

@@ -216,3 +216,16 @@ def test_no_api_key_in_a_report(release_of, tb, tmp_path):
     assert result.code == 0, result.stderr
     html = (tmp_path / "r.html").read_text()
     assert key not in html and "my key is [redacted]" in html
+
+
+def test_base_urls_are_shown_without_credentials(release_of, tb, tmp_path):
+    answers = tmp_path / "answers.jsonl"
+    answers.write_bytes(b'{"caseId": "alpha.1", "output": "yes"}\n')
+    tb("grade", release_of("pairs"), answers, "--run-dir", tmp_path / "run")
+    meta = orjson.loads((tmp_path / "run" / "run.json").read_bytes())
+    meta["baseUrl"] = "https://user:hunter2-password@llm.example:8443/v1?api_key=q-secret#frag"
+    (tmp_path / "run" / "run.json").write_bytes(orjson.dumps(meta))
+    assert tb("report", tmp_path / "run", "-o", tmp_path / "r.html").code == 0
+    html = (tmp_path / "r.html").read_text()
+    assert "https://llm.example:8443/v1" in html
+    assert "hunter2-password" not in html and "q-secret" not in html

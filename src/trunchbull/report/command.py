@@ -64,9 +64,12 @@ def _report_command(args) -> int:
     comparison = compare_runs(baseline, run, allow_release_change=args.allow_release_change) if baseline else None
     out: Path = args.out if args.out is not None else args.run_dir / DEFAULT_NAME
     title = _title(run, args.title)
-    runs = [("B" if baseline else "run", run, release_cases(run.meta, args.release))]
+    cases = release_cases(run.meta, args.release)
+    runs = [("B" if baseline else "run", run, cases)]
     if baseline is not None:
-        runs.append(("A", baseline, release_cases(baseline.meta, args.vs_release)))
+        same = (baseline.meta.get("release") == run.meta.get("release") and args.vs_release is None
+                and args.release is None)
+        runs.append(("A", baseline, cases if same else release_cases(baseline.meta, args.vs_release)))
     payload = build_payload(title, runs, comparison)
     page = scrub_secrets(render_html(title, payload, bundle_front_end()), [run] + ([baseline] if baseline else []))
     out = out.absolute()

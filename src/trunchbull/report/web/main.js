@@ -43,7 +43,8 @@ function runLine(run) {
   const release = run.meta.release || {};
   return h("div", { class: "run-line" },
     report.runs.length > 1 ? h("strong", {}, `${run.label} `) : null,
-    h("code", {}, run.meta.model), ` on ${release.title || "release"}${release.version ? ` ${release.version}` : ""} `,
+    h("code", {}, run.meta.model), run.meta.baseUrl ? h("span", { class: "muted" }, ` at ${run.meta.baseUrl}`) : null,
+    ` on ${release.title || "release"}${release.version ? ` ${release.version}` : ""} `,
     h("span", { class: "muted" }, `${release.digest || ""} · ${run.meta.runDir} · ${run.meta.startedAt || ""}`),
     run.note ? h("div", { class: "warning", "data-testid": "note" }, run.note) : null);
 }
