@@ -6,35 +6,21 @@ or `run` against the local model server with scripted tool calls), then
 from __future__ import annotations
 
 import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 import pytest
 
+from tests.conftest import REPO, CliResult, run_cli
 from tests.run.conftest import cli_env
 
-REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RUN_FIXTURES = REPO / "tests" / "run" / "fixtures"
 
 
-@dataclass
-class Result:
-    code: int
-    stdout: str
-    stderr: str
-
-    @property
-    def json(self) -> dict:
-        return orjson.loads(self.stdout)
-
-
-def trunchbull(*args, cache: Path, env: dict | None = None, timeout: float = 180) -> Result:
-    proc = subprocess.run([sys.executable, "-m", "trunchbull", *map(str, args)], capture_output=True, text=True,
-                          env=cli_env(cache, env), timeout=timeout)
-    return Result(proc.returncode, proc.stdout, proc.stderr)
+def trunchbull(*args, cache: Path, env: dict | None = None, timeout: float = 180) -> CliResult:
+    """`python -m trunchbull …` with the response cache under `cache`."""
+    return run_cli(*args, env=cli_env(cache, env), timeout=timeout)
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
@@ -69,8 +55,8 @@ def release_of(tmp_path_factory, session_cache):
 
 @pytest.fixture
 def tb(tmp_path):
-    """tb(*args) → Result: the CLI with this test's response cache."""
-    def run(*args, env: dict | None = None) -> Result:
+    """tb(*args) → CliResult: the CLI with this test's response cache."""
+    def run(*args, env: dict | None = None) -> CliResult:
         return trunchbull(*args, cache=tmp_path / "cache", env=env)
     return run
 
