@@ -105,6 +105,9 @@ def test_per_eval_rates_match_the_summary(page, reports):
     for eval_id, rate in expected.items():
         assert shown[eval_id] == (rate, f"{rate * 100:.1f}%")
     assert page.query_selector_all("figure svg"), "the charts are drawn"
+    # the score histogram has a bar for the failures' 0 and one for the passes' 1 (at the domain's end)
+    bars = page.locator("figure", has_text="Score distribution").locator("g[aria-label=rect] rect")
+    assert bars.count() == 2
 
 
 def test_filters_narrow_the_case_table(page, reports):

@@ -68,8 +68,11 @@ function histogram(runs, value, label, empty, options = {}) {
 }
 
 export function scorePlot(runs, empty) {
-  return histogram(runs, (run, i) => (run.outcome(i) === "error" ? null : run.score(i)), "score", empty,
-                   { x: { domain: [0, 1] }, bin: { domain: [0, 1] }, thresholds: 10 });
+  // ten bins over [0, 1]; Plot drops a value equal to the bin domain's end,
+  // so a score of 1 is binned just below it (in the last bin, [0.9, 1])
+  const below = 1 - 1e-9;
+  return histogram(runs, (run, i) => (run.outcome(i) === "error" || run.score(i) === null ? null : Math.min(run.score(i), below)),
+                   "score", empty, { x: { domain: [0, 1] }, bin: { domain: [0, 1] }, thresholds: 10 });
 }
 
 export function latencyPlot(runs, empty) {
