@@ -31,6 +31,11 @@ class CompiledEval:
     case_ids: list[str] = field(default_factory=list)
     case_tools: list[list[str]] = field(default_factory=list)  # the tools each case may call
     case_wheres: list[Where] = field(default_factory=list)  # where each case was authored
+    # Every tool name the eval and its cases request, each where its literal
+    # stands (e.g. cases[3].tools[0]), whether or not the case compiled: an
+    # unknown tool is reported even when the case has other problems.
+    # (name, where, the requesting case's id; None for the eval's own list)
+    tool_requests: list[tuple[str, Where, str | None]] = field(default_factory=list)
     evaluator_kinds: set[str] = field(default_factory=set)
     # The lines, written as each case is compiled (a transformer's while its
     # runs still stream): one growing buffer, not 25,000 separate lines to join.
@@ -53,15 +58,18 @@ class CompiledEval:
         return [orjson.loads(line) for line in self.cases_jsonl().split(b"\n")[:-1]]
 
     def drop_cases(self) -> None:
+        """Forget the cases (and the tools they request; the eval's own stay)."""
         self.case_ids, self.case_tools, self.case_wheres, self.evaluator_kinds = [], [], [], set()
         self._jsonl = io.BytesIO()
+        self.tool_requests = [request for request in self.tool_requests if request[2] is None]
 
     def to_json(self) -> dict:
         return {"id": self.id, "module": self.module, "title": self.title, "description": self.description,
                 "custom": self.custom, "tools": self.tools, "dataFiles": self.data_files,
                 "transformerSources": self.transformer_sources,
                 "where": self.where.to_json() if self.where else None,
-                "cases": self.cases(), "caseWheres": [w.to_json() for w in self.case_wheres]}
+                "cases": self.cases(), "caseWheres": [w.to_json() for w in self.case_wheres],
+                "toolRequests": [[name, where.to_json(), case_id] for name, where, case_id in self.tool_requests]}
 
     @classmethod
     def from_json(cls, data: dict) -> "CompiledEval":
@@ -71,4 +79,6 @@ class CompiledEval:
                        where=Where.from_json(data["where"]) if data["where"] else None)
         for case, where in zip(data["cases"], data["caseWheres"]):
             compiled.add_case(case, Where.from_json(where))
+        compiled.tool_requests = [(name, Where.from_json(where), case_id)
+                                  for name, where, case_id in data.get("toolRequests", [])]
         return compiled

@@ -25,7 +25,8 @@ from trunchbull.node import NodeHelper
 from trunchbull.toolchain import cache_root, toolchain
 from trunchbull.paths import rel_posix, resolve_inside
 from trunchbull.release import CASES, FORMAT, BackgroundSha256, ReleaseFiles, sha256_hex
-from trunchbull.locate import find_key
+from trunchbull.ids import suggest
+from trunchbull.locate import find_in_line, find_key, refine
 from trunchbull.tools import CompiledTool, compile_tool_module
 
 MAX_CASES = 25_000
@@ -275,22 +276,33 @@ def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: 
             first_tool[tool.name] = tool
     known = sorted(first_tool)
     for ev in evals:
-        for name in ev.tools or []:
+        for name, where, case_id in ev.tool_requests:
             if name not in first_tool:
-                diags.error("unknown-tool", f"eval {ev.id!r} requests tool {name!r}, which no tool module defines",
-                            file=ev.module, line=ev.where.line, col=ev.where.col,
-                            hint=f"known tools: {', '.join(known) or 'none'}")
-        eval_tools = set(ev.tools or [])
-        for case_id, case_tools, where in zip(ev.case_ids, ev.case_tools, ev.case_wheres):
-            for name in case_tools:
-                if name not in first_tool and name not in eval_tools:
-                    diags.error("unknown-tool", f"{where.label()}case {case_id!r} requests tool {name!r}, which no tool module defines",
-                                file=where.file, line=where.line, col=where.col, hint=f"known tools: {', '.join(known) or 'none'}")
+                _unknown_tool(ev, name, where, case_id, known, config.root, diags)
     check_total_sources(evals, diags)
     total = sum(len(ev.case_ids) for ev in evals)
     if total > MAX_CASES:
         diags.error("too-many-cases", f"the release has {total:,} cases; the limit is {MAX_CASES:,}",
                     file=config.config_file, hint="split the benchmark into several releases")
+
+
+def _unknown_tool(ev: CompiledEval, name: str, where: Where, case_id: str | None, known: list[str], root: Path,
+                  diags: Diagnostics) -> None:
+    """An unknown tool name, reported at its literal in the `tools` list that requests it."""
+    if case_id is None:
+        who = f"eval {ev.id!r}"
+    else:
+        owner = where.path.rsplit("tools[", 1)[0].rstrip(".")
+        who = f"{owner + ': ' if owner else ''}case {case_id!r}"
+    line, col = where.line, where.col
+    if where.file == ev.module:
+        line, col = refine(root / where.file, line, col, where.path)
+    elif line is not None:  # a data-file line: the literal on it
+        col = find_in_line(root / where.file, line, name) or col
+    near = suggest(name, known)
+    diags.error("unknown-tool", f"{who} requests tool {name!r}, which no tool module defines",
+                file=where.file, line=line, col=col,
+                hint=(f"did you mean {near!r}? " if near else "") + f"known tools: {', '.join(known) or 'none'}")
 
 
 def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[CompiledTool],

@@ -120,12 +120,19 @@ class EvalCompiler:
                               title=check_optional_text(value, "title", here, self._report),
                               description=check_optional_text(value, "description", here, self._report))
         system_prompt = check_optional_text(value, "systemPrompt", here, self._report)
-        result.tools = check_tool_list(value["tools"], here.at("tools"), self._report) if "tools" in value else None
+        eval_tools = check_tool_list(value["tools"], here.at("tools"), self._report) if "tools" in value else None
+        if eval_tools is not None:
+            result.tools = eval_tools[0]
+            result.tool_requests.extend((name, here.at(f"tools[{i}]"), None) for name, i in zip(*eval_tools))
         eval_spec = self._eval_spec(value, here, csv="cases" in value and isinstance(value["cases"], str)
                                     and value["cases"].endswith(".csv"))
         single = "prompt" in value
 
         def finish(draft: CaseDraft) -> None:  # called as each case is checked, so lines are made while Node streams
+            if draft.tools:
+                where = draft.where
+                result.tool_requests.extend((name, where.at(f"tools[{i}]"), draft.id)
+                                            for name, i in zip(draft.tools, draft.tool_indices))
             case = self._inherit(draft, value, result, system_prompt, eval_spec, single)
             if case:
                 result.add_case(case, draft.where)

@@ -52,6 +52,17 @@ def find_literal(path: Path, value: str) -> tuple[int | None, int | None]:
     return position(path, index) if index >= 0 else (None, None)
 
 
+def find_in_line(path: Path, line: int, value: str) -> int | None:
+    """The 1-based column of string literal `value` on line `line`, if it is there."""
+    starts = _line_starts(path)
+    if not 0 < line <= len(starts):
+        return None
+    text = _text(path)
+    end = starts[line] if line < len(starts) else len(text)
+    index = text.find(json.dumps(value, ensure_ascii=False), starts[line - 1], end)
+    return index - starts[line - 1] + 1 if index >= 0 else None
+
+
 def find_key(path: Path, name: str) -> tuple[int | None, int | None]:
     """Where an object key `name` (bare or quoted) is first written."""
     text = _text(path)

@@ -132,3 +132,31 @@ def test_all_tool_problems_in_one_run(bench):
                        **{"tools/u.ts": tool_module("dup")})
     codes = sorted({(d["code"], d["file"]) for d in build_fail(root)})
     assert codes == [("duplicate-tool", "tools/u.ts"), ("unknown-tool", "evals/e.ts")]
+
+
+def test_a_misspelt_case_tool_is_reported_at_its_literal_beside_the_plan_error(bench):
+    """Every rule a value breaks, each at its literal: the plan step names a
+    tool the case does not list (evaluator-unknown-tool), and the case lists a
+    tool no module defines (unknown-tool, at the `tools` entry, not the id)."""
+    root = tools_bench(bench, tool_module("lookup_order"), 'export default {\n  id: "e",\n  cases: [\n    {\n'
+                       '      id: "c1",\n      prompt: "p",\n      tools: ["lookup_ordr"],\n'
+                       '      evaluate: { kind: "tool_call_syntax", version: 1, alternatives: [[{ toolName: "lookup_order" }]] },\n'
+                       '    },\n  ],\n}\n')
+    errors = {d["code"]: d for d in build_fail(root)}
+    assert sorted(errors) == ["evaluator-unknown-tool", "unknown-tool"]
+    unknown = errors["unknown-tool"]
+    assert (unknown["file"], unknown["line"], unknown["col"]) == ("evals/e.ts", 7, 15)
+    assert "'lookup_ordr'" in unknown["message"] and "did you mean 'lookup_order'?" in unknown["hint"]
+    assert (errors["evaluator-unknown-tool"]["line"], errors["evaluator-unknown-tool"]["col"]) == (8, 75)
+
+
+def test_unknown_tools_of_the_eval_and_of_jsonl_cases_point_at_their_literals(bench):
+    root = tools_bench(bench, tool_module("lookup"),
+                       'export default {\n  id: "e",\n  tools: ["lookup", "ghost_eval"],\n'
+                       '  evaluate: { kind: "non_empty" },\n  cases: "./e.jsonl",\n}\n',
+                       **{"evals/e.jsonl": '{"id": "a", "prompt": "p", "tools": ["lookup", "ghost"]}\n'})
+    found = sorted((d["file"], d["line"], d["col"], d["message"]) for d in build_fail(root))
+    assert found == [
+        ("evals/e.jsonl", 1, 48, "case 'a' requests tool 'ghost', which no tool module defines"),
+        ("evals/e.ts", 3, 21, "eval 'e' requests tool 'ghost_eval', which no tool module defines"),
+    ]

@@ -50,6 +50,7 @@ class CaseDraft:
     tools: list[str] | None = None
     data: object = None
     evaluate: dict | None = None
+    tool_indices: list[int] | None = None  # where each of `tools` stands in the authored list
     extra: dict = field(default_factory=dict)  # e.g. CSV expected
 
 
@@ -64,12 +65,15 @@ def check_optional_text(obj: dict, key: str, where: Where, report: Report) -> st
     return None
 
 
-def check_tool_list(value: object, where: Where, report: Report) -> list[str] | None:
+def check_tool_list(value: object, where: Where, report: Report) -> tuple[list[str], list[int]] | None:
+    """The valid tool names of an authored `tools` list, each once, and the
+    index of each in the authored list (for locating it later)."""
     if not isinstance(value, list):
         report(where, "tools-list", f"tools must be an array of tool names, found {json_type(value)}",
                'for example tools: ["lookup_policy"]')
         return None
     seen: list[str] = []
+    indices: list[int] = []
     for i, name in enumerate(value):
         problem = tool_name_problem(name)
         if problem:
@@ -78,7 +82,8 @@ def check_tool_list(value: object, where: Where, report: Report) -> list[str] | 
             report(where.at(f"[{i}]"), "tools-duplicate", f"tool {name!r} is listed twice", "list each tool once")
         else:
             seen.append(name)
-    return seen
+            indices.append(i)
+    return seen, indices
 
 
 def check_case(obj: object, where: Where, source: dict, report: Report) -> CaseDraft | None:
@@ -112,7 +117,7 @@ def check_case(obj: object, where: Where, source: dict, report: Report) -> CaseD
         report(where.at("prompt") if "prompt" in obj else where, "case-prompt", message,
                "the prompt is the user message sent to the model")
         ok = False
-    draft_tools = check_tool_list(obj["tools"], where.at("tools"), report) if "tools" in obj else None
+    checked_tools = check_tool_list(obj["tools"], where.at("tools"), report) if "tools" in obj else None
     evaluate = obj.get("evaluate")
     if "evaluate" in obj and not isinstance(evaluate, dict):
         report(where.at("evaluate"), "evaluator-invalid",
@@ -124,5 +129,6 @@ def check_case(obj: object, where: Where, source: dict, report: Report) -> CaseD
     if not ok:
         return None
     # Positional: measurably cheaper than keywords at 25,000 cases (same field order as the class).
+    draft_tools, tool_indices = checked_tools or (None, None)
     return CaseDraft(case_id, prompt, where, source, description, system_prompt, draft_tools, obj.get("data"),
-                     evaluate if isinstance(evaluate, dict) else None)
+                     evaluate if isinstance(evaluate, dict) else None, tool_indices)
