@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from trunchbull.diagnostics import Diagnostic, UsageError, render_json, render_text
+from trunchbull.userfiles import UNREADABLE_CODE, display, os_problem
 
-EXIT_OK, EXIT_INVALID = 0, 1
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
 
 def _print_diagnostics(diagnostics: list[Diagnostic], root_prefix: str, as_json: bool) -> None:
@@ -58,7 +59,8 @@ def compile_root(root: Path, as_json: bool) -> tuple[int, object]:
         _print_diagnostics(diagnostics, _root_prefix(root, outcome.root), as_json)
         if not as_json:
             print(f"trunchbull: {len(errors)} error{'s' * (len(errors) != 1)}; nothing was written", file=sys.stderr)
-        return EXIT_INVALID, outcome
+        # a file that could not be read is the environment's problem, not the benchmark's (SPEC §3.9)
+        return (EXIT_USAGE if any(d.code == UNREADABLE_CODE for d in errors) else EXIT_INVALID), outcome
     if not as_json:
         _print_diagnostics(diagnostics, _root_prefix(root, outcome.root), False)
     return EXIT_OK, outcome
@@ -74,10 +76,13 @@ def describe_counts(counts: dict) -> str:
 
 def refuse_to_replace(out: Path) -> None:
     """A build replaces an earlier release, never another directory's files."""
-    if out.is_dir() and any(out.iterdir()) and not (out / "release.json").is_file():
-        raise UsageError(f"{out} exists and is not a release; choose an empty or new output directory")
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{out} exists and is not a directory")
+    try:
+        if out.is_dir() and any(out.iterdir()) and not (out / "release.json").is_file():
+            raise UsageError(f"{out} exists and is not a release; choose an empty or new output directory")
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"{out} exists and is not a directory")
+    except (OSError, ValueError) as err:
+        raise UsageError(f"the output path {display(str(out))} {os_problem(err)}") from None
 
 
 def build_release(root: Path, out: Path | None, *, as_json: bool, tar: bool = False) -> tuple[int, object, Path | None]:
@@ -90,7 +95,10 @@ def build_release(root: Path, out: Path | None, *, as_json: bool, tar: bool = Fa
         return code, outcome, None
     out = out or outcome.root / "dist" / "release"
     refuse_to_replace(out)
-    outcome.release.write(out)
-    if tar:
-        outcome.release.write_tar(out.with_name(out.name + ".tar"))
+    try:
+        outcome.release.write(out)
+        if tar:
+            outcome.release.write_tar(out.with_name(out.name + ".tar"))
+    except (OSError, ValueError) as err:
+        raise UsageError(f"cannot write the release to {display(str(out))}: {getattr(err, 'strerror', None) or err}") from None
     return EXIT_OK, outcome, out

@@ -4,12 +4,15 @@ only: the work is done by compiler.py, release.py, grading/, run/, report/ and i
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
+import threading
 from pathlib import Path
 
 import orjson
 
-from trunchbull import __version__
+from trunchbull import __version__, lifetime
 from trunchbull.building import build_release, compile_root, describe_counts
 from trunchbull.diagnostics import UsageError, render_json, report_internal_error
 
@@ -152,20 +155,39 @@ def _add_report_parsers(commands) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not args.command:
-        parser.print_help()
-        return EXIT_USAGE
+    """Run one command; return only once every process it started has
+    exited and its scratch directories are gone (lifetime.py)."""
+    if threading.current_thread() is threading.main_thread():
+        lifetime.handle_signals()
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not args.command:
+            parser.print_help()
+            return EXIT_USAGE
         return COMMANDS[args.command](args)
     except UsageError as err:
+        if lifetime.interrupted():
+            return _interrupted()
         print(f"trunchbull: error: {err}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
+    except (lifetime.Interrupted, KeyboardInterrupt):
+        return _interrupted()
     except Exception as err:  # noqa: BLE001 - a bug must still end in one clear line
+        if lifetime.interrupted():  # cleanup after a signal may fail on what the signal stopped
+            return _interrupted()
         return report_internal_error(err)
+    finally:
+        try:
+            lifetime.shutdown()
+        except (lifetime.Interrupted, KeyboardInterrupt):  # a second signal: finish anyway
+            lifetime.shutdown()
+
+
+def _interrupted() -> int:
+    signum = lifetime.interrupted() or signal.SIGINT
+    print(f"trunchbull: interrupted ({signal.Signals(signum).name}); nothing was written", file=sys.stderr)
+    return 128 + signum
 
 
 def cmd_check(args) -> int:

@@ -20,14 +20,15 @@ from trunchbull.cases.fields import Where
 from trunchbull.cases.transformer import check_total_sources
 from trunchbull.compiled_eval import CompiledEval
 from trunchbull.evals import EvalCompiler
-from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
-from trunchbull.node import NodeHelper
+from trunchbull.modules import ModuleReport, bundle_modules, bundle_timeout_diagnostic, inspect_modules
+from trunchbull.node import HelperTimeout, NodeHelper
 from trunchbull.toolchain import cache_root, toolchain
 from trunchbull.paths import rel_posix, resolve_inside
 from trunchbull.release import CASES, FORMAT, BackgroundSha256, ReleaseFiles, sha256_hex
 from trunchbull.ids import suggest
 from trunchbull.locate import find_in_line, find_key, refine
 from trunchbull.tools import CompiledTool, compile_tool_module
+from trunchbull.userfiles import real_path
 
 MAX_CASES = 25_000
 
@@ -54,10 +55,10 @@ class CompileOutcome:
 
 
 def find_entrypoints(config: BenchmarkConfig, diags: Diagnostics) -> Entrypoints:
-    evals = config.evals if config.evals is not None else discover(config.root, "evals")
-    tools = config.tools if config.tools is not None else discover(config.root, "tools")
+    evals = config.evals if config.evals is not None else discover(config.root, "evals", diags)
+    tools = config.tools if config.tools is not None else discover(config.root, "tools", diags)
     for path in ([] if config.evals is not None else evals) + ([] if config.tools is not None else tools):
-        if not (config.root / path).resolve().is_relative_to(config.root.resolve()):
+        if not real_path(config.root / path).is_relative_to(real_path(config.root)):
             diags.error("symlink-outside-root", "the module is a symlink that resolves outside the benchmark root",
                         file=path, hint="keep benchmark modules inside the benchmark root")
     if not evals and config.evals is None:
@@ -116,9 +117,13 @@ def compile_benchmark(path: Path, progress: Progress = _quiet, helper: NodeHelpe
             install_dir = install(deps, tc)
         progress(f"bundling {len(entries.evals) + len(entries.tools)} modules")
         bundle_dir = (install_dir or cache_root()) / "bundles"
-        reports = bundle_modules(helper, config.root,
-                                 [(p, "eval") for p in entries.evals] + [(p, "tool") for p in entries.tools], bundle_dir,
-                                 repo_root=config.repo_root)
+        try:
+            reports = bundle_modules(helper, config.root,
+                                     [(p, "eval") for p in entries.evals] + [(p, "tool") for p in entries.tools],
+                                     bundle_dir, repo_root=config.repo_root)
+        except HelperTimeout:
+            diags.extend(bundle_timeout_diagnostic(p) for p in entries.evals + entries.tools)
+            return outcome
         progress("inspecting and expanding modules")
         expanded: dict[str, Expansion] = {}
 

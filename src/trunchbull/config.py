@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,6 +11,8 @@ from trunchbull.diagnostics import Diagnostics, UsageError
 from trunchbull.ids import json_type, suggest
 from trunchbull.node import NodeHelper
 from trunchbull.paths import MODULE_SUFFIXES, resolve_inside, rel_posix
+from trunchbull.userfiles import (MISSING, NOT_REGULAR_CODE, UNREADABLE, UNREADABLE_CODE, FileProblem, display, exists,
+                                  name_problem, os_problem, probe, read_file)
 
 CONFIG_NAMES = tuple(f"benchmark.config{suffix}" for suffix in MODULE_SUFFIXES)
 CONFIG_KEYS = ("protocolVersion", "title", "version", "evals", "tools")
@@ -32,23 +36,45 @@ class BenchmarkConfig:
 
 
 def locate_root(path: Path) -> tuple[Path, Path | None]:
-    """The benchmark root and its config file (if any) for a user-given path."""
+    """The benchmark root and its config file (if any) for a user-given path.
+    A config that is there but cannot be read is returned too: read_config
+    says why."""
+    problem = name_problem(str(path))
+    if problem:
+        raise UsageError(f"the benchmark path {display(str(path))} {problem}")
     path = path.absolute()
-    if path.is_file():
+    try:
+        os.fsencode(str(path)).decode("utf-8")
+    except UnicodeError:
+        raise UsageError(f"the benchmark path {display(str(path))} is not valid UTF-8; rename it") from None
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError) as err:
+        raise UsageError(f"{display(str(path))} {os_problem(err)}") from None
+    if not stat.S_ISDIR(mode):
         if path.name not in CONFIG_NAMES:
             raise UsageError(f"{path} is not a benchmark directory or benchmark.config file")
         return path.parent, path
-    if not path.is_dir():
-        raise UsageError(f"{path} does not exist")
-    configs = [path / name for name in CONFIG_NAMES if (path / name).is_file()]
+    configs = [path / name for name in CONFIG_NAMES if exists(path / name)]
     return path, (configs[0] if configs else None)
 
 
 def find_repo_root(root: Path) -> Path:
     for candidate in (root, *root.parents):
-        if (candidate / ".git").exists() or (candidate / "pants.toml").exists():
+        if exists(candidate / ".git") or exists(candidate / "pants.toml"):
             return candidate
     return root
+
+
+def report_file_problem(diags: Diagnostics, problem: FileProblem, code: str, *, what: str = "",
+                        hint: str | None = None, file: str | None = None, line: int | None = None,
+                        col: int | None = None) -> None:
+    """A FileProblem as a diagnostic `what` + the problem: `code` for the
+    benchmark's own mistakes, path-unreadable (exit 2) when the environment
+    keeps the file from being read."""
+    if problem.kind == UNREADABLE:
+        code, hint = UNREADABLE_CODE, "check the file's permissions (and the number of open files allowed)"
+    diags.error(code, f"{what}{problem}", file=file, line=line, col=col, hint=hint)
 
 
 def read_config(root: Path, config_path: Path | None, helper: NodeHelper, diags: Diagnostics) -> BenchmarkConfig:
@@ -56,11 +82,21 @@ def read_config(root: Path, config_path: Path | None, helper: NodeHelper, diags:
     if config_path is None:
         return config
     config.config_file = config_path.name
-    others = [name for name in CONFIG_NAMES if name != config_path.name and (root / name).is_file()]
+    others = [name for name in CONFIG_NAMES if name != config_path.name and exists(root / name)]
     for other in others:
         diags.error("config-multiple", f"two config modules: {config_path.name} and {other}", file=other,
                     hint="keep exactly one benchmark.config file")
-    response = helper.request({"op": "config", "file": str(config_path)})
+    try:
+        source = read_file(config_path).decode("utf-8")
+    except FileProblem as problem:
+        report_file_problem(diags, problem, NOT_REGULAR_CODE, what="the config ", file=config.config_file,
+                            hint="benchmark.config must be a regular file")
+        return config
+    except UnicodeDecodeError as err:
+        diags.error("config-syntax", f"the config is not valid UTF-8 (byte {err.start})", file=config.config_file,
+                    hint="save benchmark.config as UTF-8")
+        return config
+    response = helper.request({"op": "config", "source": source})
     for err in response.get("errors", []):
         diags.error(err["code"], err["message"], file=config.config_file, line=err.get("line"),
                     col=err.get("col"), hint=err.get("hint"))
@@ -122,14 +158,19 @@ def _check_module_list(config: BenchmarkConfig, key: str, items: object, diags: 
             continue
         assert resolved is not None
         rel = rel_posix(resolved, config.root)
+        _, file_problem = probe(resolved)
         if not rel.endswith(MODULE_SUFFIXES):
-            diags.error("config-path", f"{key}[{i}] {item!r} is not a .ts, .mts, .js or .mjs module", **where,
+            diags.error("config-path", f"{key}[{i}] {display(item)} is not a .ts, .mts, .js or .mjs module", **where,
                         hint="list JavaScript or TypeScript modules; data files are named by the eval modules")
-        elif not resolved.is_file():
-            diags.error("config-path-missing", f"{key}[{i}] {item!r} does not exist", **where,
+        elif file_problem and file_problem.kind == MISSING:
+            diags.error("config-path-missing", f"{key}[{i}] {display(item)} {file_problem}", **where,
                         hint=f"paths are relative to {config.config_file}'s directory")
+        elif file_problem:
+            report_file_problem(diags, file_problem, "config-path", what=f"{key}[{i}] {display(item)} ",
+                                hint="list regular module files", **where)
         elif rel in paths:
-            diags.error("config-path-duplicate", f"{key}[{i}] {item!r} is listed twice", **where, hint="list each module once")
+            diags.error("config-path-duplicate", f"{key}[{i}] {display(item)} is listed twice", **where,
+                        hint="list each module once")
         else:
             paths.append(rel)
     return paths

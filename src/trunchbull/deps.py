@@ -6,12 +6,14 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from trunchbull.diagnostics import UsageError
+from trunchbull.diagnostics import Diagnostics, UsageError
+from trunchbull.paths import rel_posix
+from trunchbull import lifetime
 from trunchbull.toolchain import Toolchain, cache_root
+from trunchbull.userfiles import NOT_REGULAR_CODE, UNREADABLE, UNREADABLE_CODE, exists, probe, read_file
 
 LOCKFILES = {
     "package-lock.json": ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
@@ -34,19 +36,35 @@ class Dependencies:
     def files(self) -> list[Path]:
         return [self.package_json, *([self.lockfile] if self.lockfile else [])]
 
+    def contents(self) -> dict[str, bytes]:
+        """Each file's name and bytes (raises FileProblem)."""
+        return {path.name: read_file(path) for path in self.files()}
+
     def key(self, tc: Toolchain) -> str:
         digest = hashlib.sha256()
-        for path in self.files():
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        for name, data in self.contents().items():
+            digest.update(name.encode() + b"\0" + data + b"\0")
         digest.update(str(tc.root).encode())
         return digest.hexdigest()[:24]
 
 
-def find_dependencies(root: Path, repo_root: Path) -> Dependencies | None:
+def find_dependencies(root: Path, repo_root: Path, diags: Diagnostics | None = None) -> Dependencies | None:
+    """The nearest package.json (and its lockfile) from the benchmark root up
+    to the repository root. One that is there but is no regular file is
+    reported to `diags` (esbuild and npm would read it) and none is used."""
     for directory in (root, *root.parents):
-        if (directory / "package.json").is_file():
-            lock = next((directory / name for name in LOCKFILES if (directory / name).is_file()), None)
-            return Dependencies(directory / "package.json", lock)
+        if exists(directory / "package.json"):
+            found = [directory / name for name in ("package.json", *LOCKFILES) if exists(directory / name)]
+            problems = [(path, probe(path)[1]) for path in found]
+            problems = [(path, problem) for path, problem in problems if problem]
+            for path, problem in problems:
+                if diags is not None:
+                    code = UNREADABLE_CODE if problem.kind == UNREADABLE else NOT_REGULAR_CODE
+                    diags.error(code, f"{path.name} {problem}", file=rel_posix(path, root),
+                                hint="package.json and its lockfile must be regular files")
+            if problems:
+                return None
+            return Dependencies(directory / "package.json", next(iter(found[1:]), None))
         if directory == repo_root:
             break
     return None
@@ -64,18 +82,20 @@ def install(deps: Dependencies, tc: Toolchain) -> Path:
     staging = target.with_name(f"{target.name}.tmp{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    for path in deps.files():
-        shutil.copyfile(path, staging / path.name)
-    env = dict(os.environ)
-    env["PATH"] = f"{tc.node.parent}{os.pathsep}{env.get('PATH', '')}"
-    result = subprocess.run(command, cwd=staging, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise UsageError(f"installing dependencies from {deps.package_json} failed ({' '.join(command)}):\n"
-                         f"{result.stderr.strip()[-3000:]}")
-    (staging / ".installed").write_text("")
     try:
+        for name, data in deps.contents().items():
+            (staging / name).write_bytes(data)
+        env = dict(os.environ)
+        env["PATH"] = f"{tc.node.parent}{os.pathsep}{env.get('PATH', '')}"
+        result = lifetime.run(command, cwd=staging, env=env)
+        if result.returncode != 0:
+            raise UsageError(f"installing dependencies from {deps.package_json} failed ({' '.join(command)}):\n"
+                             f"{result.stderr.strip()[-3000:]}")
+        (staging / ".installed").write_text("")
         staging.rename(target)
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)
+    except OSError:  # another process installed it first
+        if not (target / ".installed").exists():
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # also when interrupted: no half-installed tree stays
     return target

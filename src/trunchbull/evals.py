@@ -19,6 +19,7 @@ from trunchbull.locate import find_default_export, find_literal, refine
 from trunchbull.modules import ModuleReport
 from trunchbull.node import NodeHelper
 from trunchbull.paths import rel_posix, resolve_inside
+from trunchbull.userfiles import MISSING, UNREADABLE, UNREADABLE_CODE, FileProblem, display, read_file
 
 EVAL_KEYS = ("id", "title", "description", "systemPrompt", "tools", "evaluate", "prompt", "cases")
 TITLE_MAX = 120
@@ -58,6 +59,17 @@ class EvalCompiler:
         if where.file == self.report.path:
             line, col = refine(self.module_file, line, col, where.path)
         self.diags.error(code, f"{where.label()}{message}", file=where.file, line=line, col=col, hint=hint)
+
+    def file_problem(self, where: Where, problem: FileProblem, what: str, missing_code: str, code: str,
+                     hint: str | None) -> None:
+        """A file named by the module that cannot be read: `missing_code` when
+        it is not there, `code` when it is no regular file or no valid name,
+        path-unreadable (exit 2) when the environment keeps it from being read."""
+        if problem.kind == UNREADABLE:
+            code, hint = UNREADABLE_CODE, "check the file's permissions (and the number of open files allowed)"
+        elif problem.kind == MISSING:
+            code = missing_code
+        self.problem(where, code, f"{what}{problem}", hint)
 
     def _anchor(self, value: object, top: Where, path: str) -> Where:
         """Where a path of the export starts: its case's id literal, else the default export."""
@@ -209,15 +221,16 @@ class EvalCompiler:
         assert path is not None
         rel = rel_posix(path, self.root)
         if not rel.endswith((".csv", ".jsonl")):
-            self.problem(where, "data-file-type", f"{text!r} is not a .csv or .jsonl file",
+            self.problem(where, "data-file-type", f"{display(text)} is not a .csv or .jsonl file",
                          "cases may name a sibling .csv or .jsonl file")
             return None
-        if not path.is_file():
-            self.problem(where, "data-file-missing", f"data file {text!r} does not exist",
-                         "data-file paths are relative to the eval module, not the config")
+        try:
+            data = read_file(path)
+        except FileProblem as problem:
+            self.file_problem(where, problem, f"data file {display(text)} ", "data-file-missing", "data-file-path",
+                              "data-file paths are relative to the eval module, not the config")
             return None
         result.data_files.append(rel)
-        data = path.read_bytes()
         if rel.endswith(".jsonl"):
             return read_jsonl(data, rel, self.report.path, self._report)
         if "evaluate" not in value:

@@ -14,8 +14,16 @@ from trunchbull.diagnostics import Diagnostic
 from trunchbull.node import NodeHelper, stream_sandboxed
 from trunchbull.toolchain import JS_DIR, Toolchain
 from trunchbull.paths import rel_posix
+from trunchbull.userfiles import NOT_REGULAR_CODE, printable
 
 INSPECT_DEADLINE_S = 60.0
+BUNDLE_DEADLINE_S = 120.0  # esbuild takes well under a second; longer, it is blocked on something
+
+
+def bundle_timeout_diagnostic(path: str) -> Diagnostic:
+    return Diagnostic("bundle", f"bundling did not finish within {BUNDLE_DEADLINE_S:g} s", file=path,
+                      hint="esbuild may be blocked reading a file that is not a regular file (a named pipe or a "
+                           "device) that the module imports or that lies beside it")
 
 
 @dataclass
@@ -55,7 +63,7 @@ def bundle_modules(helper: NodeHelper, root: Path, entries: list[tuple[str, str]
 
         repo_root = find_repo_root(root)
     response = helper.request({"op": "bundle", "entries": [p for p, _ in entries],
-                               "absWorkingDir": str(root), "outDir": str(out_dir)})
+                               "absWorkingDir": str(root), "outDir": str(out_dir)}, timeout=BUNDLE_DEADLINE_S)
     reports = []
     for (path, kind), result in zip(entries, response["results"]):
         report = ModuleReport(path, kind)
@@ -68,11 +76,28 @@ def bundle_modules(helper: NodeHelper, root: Path, entries: list[tuple[str, str]
                 report.bundle_sha = report.bundle_file = None
         else:
             for err in result["errors"]:
-                report.diagnostics.append(Diagnostic(
-                    "bundle", err["message"], file=err.get("file") or path, line=err.get("line"),
-                    col=err.get("col"), hint=err.get("hint") or "fix the module so esbuild can bundle it"))
+                report.diagnostics.append(_bundle_error(root, path, err))
         reports.append(report)
     return reports
+
+
+_KINDS = {"fifo": "a named pipe (FIFO)", "socket": "a socket", "character-device": "a character device",
+          "block-device": "a block device", "directory": "a directory"}
+
+
+def _bundle_error(root: Path, entry: str, err: dict) -> Diagnostic:
+    """One esbuild error of bundling `entry` as a diagnostic."""
+    special = err.get("notRegular")
+    if isinstance(special, dict) and isinstance(special.get("path"), str):
+        what = _KINDS.get(special.get("kind"), "not a regular file")
+        name = Path(special["path"]).name
+        role = "a file esbuild reads beside the modules" if name in ("package.json", "tsconfig.json", "jsconfig.json") \
+            else f"a module that {entry} imports" if rel_posix(Path(special["path"]), root) != entry else "the module"
+        return Diagnostic(NOT_REGULAR_CODE, f"{role} is {what}, not a regular file",
+                          file=printable(rel_posix(Path(special["path"]), root)),
+                          hint="modules and the package.json / tsconfig.json beside them are read from regular files only")
+    return Diagnostic("bundle", err["message"], file=err.get("file") or entry, line=err.get("line"),
+                      col=err.get("col"), hint=err.get("hint") or "fix the module so esbuild can bundle it")
 
 
 def _imports_outside(root: Path, repo_root: Path, entry: str, result: dict) -> list[Diagnostic]:

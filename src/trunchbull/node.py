@@ -18,10 +18,15 @@ try:
 except ImportError:  # not POSIX
     fcntl = None
 
+from trunchbull import lifetime
 from trunchbull.diagnostics import UsageError
 from trunchbull.toolchain import JS_DIR, Toolchain, start_helper
 
 DEFAULT_MEMORY_MB = 2048
+
+
+class HelperTimeout(Exception):
+    """The helper did not answer within the deadline (and was stopped)."""
 
 
 class NodeHelper:
@@ -33,27 +38,54 @@ class NodeHelper:
         self._proc = started or start_helper(tc)
         self._lock = threading.Lock()
 
-    def request(self, payload: dict) -> dict:
+    def request(self, payload: dict, timeout: float | None = None) -> dict:
+        """The helper's answer; with `timeout`, HelperTimeout when it takes
+        longer (the helper is then stopped: esbuild may be blocked on a file)."""
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            lifetime.stop(self._proc)
+
+        timer = threading.Timer(timeout, expire) if timeout else None
         with self._lock:
             assert self._proc.stdin and self._proc.stdout
-            self._proc.stdin.write(orjson.dumps(payload) + b"\n")
-            self._proc.stdin.flush()
-            line = self._proc.stdout.readline()
+            try:
+                if timer:
+                    timer.start()
+                self._proc.stdin.write(orjson.dumps(payload) + b"\n")
+                self._proc.stdin.flush()
+                line = self._proc.stdout.readline()
+            except OSError:  # the helper is gone
+                line = b""
+            finally:
+                if timer:
+                    timer.cancel()
+        if expired.is_set():
+            raise HelperTimeout(f"the Node helper did not answer within {timeout:g} s")
         if not line:
             err = self._proc.stderr.read().decode(errors="replace") if self._proc.stderr else ""
             raise UsageError(f"the Node helper stopped unexpectedly: {err.strip()[-2000:]}")
-        response = orjson.loads(line)
+        try:
+            response = orjson.loads(line)
+        except orjson.JSONDecodeError as err:
+            raise UsageError(f"the Node helper answered with invalid JSON: {err}") from None
+        if not isinstance(response, dict):
+            raise UsageError("the Node helper answered with something other than an object")
         if "fatal" in response:
             raise UsageError(f"the Node helper failed: {response['fatal']}")
         return response
 
     def close(self) -> None:
-        """End of input stops the helper. Its exit (esbuild's service too) is
-        waited for in the background: every answer is already in."""
+        """End of input stops the helper: it stops esbuild's service, waits
+        for it and exits, while the compile goes on (lifetime.shutdown()
+        waits for that exit before the command returns)."""
         if self._proc.poll() is None:
             assert self._proc.stdin
-            self._proc.stdin.close()
-            threading.Thread(target=_reap, args=(self._proc, 10), daemon=True).start()
+            try:
+                self._proc.stdin.close()
+            except OSError:
+                pass
 
     def __enter__(self) -> "NodeHelper":
         return self
@@ -107,7 +139,7 @@ def no_network_prefix() -> list[str]:
         unshare = shutil.which("unshare")
         _no_network = []
         if unshare and hasattr(os, "geteuid") and os.geteuid() == 0 and not os.environ.get("TRUNCHBULL_NO_UNSHARE"):
-            probe = subprocess.run([unshare, "-n", "true"], capture_output=True)
+            probe = lifetime.run([unshare, "-n", "true"])
             if probe.returncode == 0:
                 _no_network = [unshare, "-n", "--"]
     return _no_network
@@ -159,9 +191,9 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
     collected). `on_spawn` gets a handle on the process (its deadline; with
     `stdin_pipe`, its stdin to answer it); otherwise stdin is empty."""
     cmd = _sandboxed_command(script, args, read_paths, tc, memory_mb)
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env if env is not None else tc.base_env(), cwd=cwd,
-                            start_new_session=True, umask=umask, bufsize=STREAM_BUFFER)
+    proc = lifetime.spawn(cmd, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=env if env is not None else tc.base_env(), cwd=cwd,
+                          umask=umask, bufsize=STREAM_BUFFER)
     if fcntl is not None:
         try:
             fcntl.fcntl(proc.stdout.fileno(), _F_SETPIPE_SZ, STREAM_BUFFER)
@@ -171,7 +203,7 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
 
     def expire() -> None:
         timed_out.set()
-        _kill_group(proc)
+        lifetime.stop(proc)
 
     stderr_chunks: list[bytes] = []
     drain = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)
@@ -196,9 +228,9 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
             except OSError:  # the process is gone
                 pass
         if proc.poll() is None:
-            _kill_group(proc)
+            lifetime.stop(proc)
             if complete:
-                threading.Thread(target=proc.wait, daemon=True).start()
+                lifetime.reap_in_background(proc)
             else:
                 proc.wait()
         if not complete:
@@ -209,16 +241,3 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
     return SandboxResult(None if timed_out.is_set() else proc.returncode, b"", stderr, timed_out.is_set())
 
 
-def _reap(proc: subprocess.Popen, timeout: float) -> None:
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, 9)
-    except ProcessLookupError:
-        pass

@@ -6,6 +6,8 @@ import os
 import posixpath
 from pathlib import Path
 
+from trunchbull.userfiles import display, exists, name_problem, real_path
+
 MODULE_SUFFIXES = (".ts", ".mts", ".js", ".mjs")
 
 
@@ -18,10 +20,13 @@ def authored_path_problem(text: object) -> str | None:
     """Syntax rules of a path written in config or eval modules."""
     if not isinstance(text, str) or not text:
         return "must be a non-empty string path"
+    problem = name_problem(text)
+    if problem:
+        return f"{display(text)} {problem}"
     if "\\" in text:
-        return f"{text!r} uses backslashes; write a POSIX path with '/'"
+        return f"{display(text)} uses backslashes; write a POSIX path with '/'"
     if text.startswith("/") or (len(text) > 1 and text[1] == ":"):
-        return f"{text!r} is absolute; write it relative"
+        return f"{display(text)} is absolute; write it relative"
     return None
 
 
@@ -33,9 +38,9 @@ def resolve_inside(base_dir: Path, text: str, boundary: Path) -> tuple[Path | No
         return None, problem
     joined = Path(posixpath.normpath(posixpath.join(base_dir.as_posix(), text)))
     if not _is_within(joined, boundary):
-        return None, f"{text!r} leaves the benchmark root"
-    if joined.exists() and not _is_within(joined.resolve(), boundary.resolve()):
-        return None, f"{text!r} is a symlink that resolves outside the benchmark root"
+        return None, f"{display(text)} leaves the benchmark root"
+    if exists(joined) and not _is_within(real_path(joined), real_path(boundary)):
+        return None, f"{display(text)} is a symlink that resolves outside the benchmark root"
     return joined, None
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from trunchbull import lifetime
 from trunchbull.files import write_all, write_file
 
 if TYPE_CHECKING:
@@ -99,9 +100,20 @@ class ReleaseFiles:
             for directory in sorted({p for p in staging.rglob("*") if p.is_dir()}, reverse=True):
                 directory.chmod(0o555)
             staging.chmod(0o555)
-            if out.exists():
-                _remove_tree(out)
-            staging.rename(out)
+            with lifetime.signals_deferred():  # an interrupt leaves the old release or the new one, never neither
+                old = None
+                if os.path.lexists(out):
+                    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+                    os.rename(out, old / "release")
+                try:
+                    staging.rename(out)
+                except BaseException:
+                    if old is not None:
+                        os.rename(old / "release", out)
+                    raise
+                finally:
+                    if old is not None:
+                        _remove_tree(old)
         except BaseException:
             _remove_tree(staging)
             raise
@@ -128,10 +140,15 @@ class ReleaseFiles:
         path = path.absolute()
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "wb") as handle:
-            write_all(handle, self.tar_bytes())
-        os.chmod(tmp, 0o444)
-        os.replace(tmp, path)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                write_all(handle, self.tar_bytes())
+            os.chmod(tmp, 0o444)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+            raise
 
 
 def _fix_info(info: tarfile.TarInfo, kind: bytes, mode: int) -> None:

@@ -27,8 +27,8 @@ from trunchbull.evals import EvalCompiler
 from trunchbull.config import BenchmarkConfig
 from trunchbull.deps import Dependencies, find_dependencies
 from trunchbull.diagnostics import Diagnostic, Diagnostics, UsageError, render_text, report_internal_error
-from trunchbull.modules import ModuleReport, bundle_modules, inspect_modules
-from trunchbull.node import NodeHelper
+from trunchbull.modules import ModuleReport, bundle_modules, bundle_timeout_diagnostic, inspect_modules
+from trunchbull.node import HelperTimeout, NodeHelper
 from trunchbull.toolchain import toolchain
 
 
@@ -82,8 +82,11 @@ def step_bundle_inspect(args) -> int:
     root = args.root.absolute()
     bundle_dir = args.bundle_dir.absolute()
     with NodeHelper(tc) as helper:
-        [report] = bundle_modules(helper, root, [(args.module, args.kind)], bundle_dir,
-                                  repo_root=args.repo_root.absolute() if args.repo_root else None)
+        try:
+            [report] = bundle_modules(helper, root, [(args.module, args.kind)], bundle_dir,
+                                      repo_root=args.repo_root.absolute() if args.repo_root else None)
+        except HelperTimeout:
+            report = ModuleReport(args.module, args.kind, diagnostics=[bundle_timeout_diagnostic(args.module)])
     read_paths = [root, bundle_dir]
     if args.deps_dir:  # its node_modules may be a link to the installed tree: allow both
         read_paths += [args.deps_dir.absolute(), *[p for p in [args.deps_dir.absolute() / "node_modules"] if p.exists()]]

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from trunchbull import lifetime
+
 JS_DIR = Path(__file__).resolve().parent / "js"
 
 
@@ -77,17 +79,18 @@ def _install_toolchain(lock_dir: Path, target: Path) -> None:
     staging = target.with_name(target.name + f".tmp{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    for name in ("package.json", "package-lock.json"):
-        shutil.copyfile(lock_dir / name, staging / name)
-    result = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=staging,
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise UsageError(f"installing the Node toolchain failed:\n{result.stderr.strip()}")
     try:
-        staging.rename(target)
-    except OSError:  # another process installed it first
-        shutil.rmtree(staging, ignore_errors=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(lock_dir / name, staging / name)
+        result = lifetime.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=staging)
+        if result.returncode != 0:
+            raise UsageError(f"installing the Node toolchain failed:\n{result.stderr.strip()}")
+        try:
+            staging.rename(target)
+        except OSError:  # another process installed it first
+            pass
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # also when interrupted
 
 
 class Toolchain:
@@ -129,9 +132,11 @@ def start_helper(tc: Toolchain) -> subprocess.Popen:
     """The trusted Node helper (js/helper.mjs), starting up; see node.NodeHelper."""
     # V8's code cache for esbuild's and Babel's JavaScript: ~20 ms less
     # start-up (trusted code only; sandboxed processes may not write it).
+    # Graceful: once its input ends it stops esbuild's service and waits for
+    # it before exiting (lifetime.py), so no grandchild outlives the command.
     env = {**tc.base_env(), "NODE_COMPILE_CACHE": str(cache_root() / "node-compile-cache")}
-    return subprocess.Popen([str(tc.node), str(JS_DIR / "helper.mjs")],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    return lifetime.spawn([str(tc.node), str(JS_DIR / "helper.mjs")], graceful=True,
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
 _early_helper: subprocess.Popen | None = None

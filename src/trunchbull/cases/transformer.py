@@ -25,9 +25,11 @@ from trunchbull.cases.transformer_runs import MAX_CASES, Limits, OutputReader, R
 from trunchbull.compiled_eval import CompiledEval
 from trunchbull.diagnostics import Diagnostic, UsageError
 from trunchbull.ids import authoring_id_problem, json_type, source_name_problem
-from trunchbull.node import NodeHelper, SandboxResult
+from trunchbull.modules import BUNDLE_DEADLINE_S, bundle_timeout_diagnostic
+from trunchbull.node import HelperTimeout, NodeHelper, SandboxResult
 from trunchbull.toolchain import toolchain
 from trunchbull.paths import MODULE_SUFFIXES, rel_posix, resolve_inside
+from trunchbull.userfiles import FileProblem, display, open_file, os_problem, probe
 
 Finish = Callable[[CaseDraft], None]  # compiles a checked case into the eval
 
@@ -131,11 +133,13 @@ def _transformer_module(compiler: EvalContext, text: str, where: Where) -> str |
         return None
     assert path is not None
     if not path.name.endswith(MODULE_SUFFIXES):
-        compiler.problem(where, "transformer-path", f"transformer {text!r} is not a .ts, .mts, .js or .mjs module", None)
+        compiler.problem(where, "transformer-path", f"transformer {display(text)} is not a .ts, .mts, .js or .mjs module",
+                         None)
         return None
-    if not path.is_file():
-        compiler.problem(where, "transformer-missing", f"transformer module {text!r} does not exist",
-                         "the transformer path is relative to the eval module")
+    _, problem = probe(path)
+    if problem:
+        compiler.file_problem(where, problem, f"transformer module {display(text)} ", "transformer-missing",
+                              "transformer-path", "the transformer path is relative to the eval module")
         return None
     return rel_posix(path, compiler.root)
 
@@ -165,37 +169,45 @@ def _sources(compiler: EvalContext, spec: dict, where: Where) -> list[SourceFile
             ok = False
             continue
         assert path is not None
-        if not path.is_file():
-            compiler.problem(here, "transformer-source-missing", f"source file {text!r} does not exist",
-                             "source paths are relative to the eval module")
+        info, problem = probe(path)
+        if problem:
+            compiler.file_problem(here, problem, f"source file {display(text)} ", "transformer-source-missing",
+                                  "transformer-source-path", "source paths are relative to the eval module")
             ok = False
             continue
         rel = rel_posix(path, compiler.root)
-        size = path.stat().st_size
+        size = info.st_size
         if size > MAX_SOURCE_BYTES:
             compiler.problem(here, "transformer-source-size",
                              f"source {rel} is {size:,} bytes; the limit per source is 50 MiB ({MAX_SOURCE_BYTES:,} bytes)",
                              "split the data, or pre-process it into a smaller file")
             ok = False
             continue
-        digest, bad_byte = _hash_and_check_utf8(path)
+        try:
+            digest, bad_byte, identity = _hash_and_check_utf8(path)
+        except FileProblem as problem:
+            compiler.file_problem(here, problem, f"source file {display(text)} ", "transformer-source-missing",
+                                  "transformer-source-path", "source paths are relative to the eval module")
+            ok = False
+            continue
         if bad_byte is not None:
-            with path.open("rb") as f:
+            with open_file(path) as f:
                 line = f.read(bad_byte).count(b"\n") + 1
             compiler.diags.error("transformer-source-encoding",
                                  f"source {rel} is not valid UTF-8 (byte {bad_byte} on line {line}; it is named {name!r} by "
                                  f"{compiler.report.path})", file=rel, line=line, hint="save the file as UTF-8")
             ok = False
             continue
-        sources.append(SourceFile(name, path, rel, digest, size))
+        sources.append(SourceFile(name, path, rel, digest, size, identity))
     return sources if ok else None
 
 
-def _hash_and_check_utf8(path: Path) -> tuple[str, int | None]:
-    """The file's sha256, and the offset of its first byte that is not
-    valid UTF-8 (None: all valid). Read once, in 1 MiB chunks (sources reach
-    50 MiB), which another thread hashes while this one checks the encoding
-    (hashlib releases the GIL)."""
+def _hash_and_check_utf8(path: Path) -> tuple[str, int | None, tuple[int, int]]:
+    """The file's sha256, the offset of its first byte that is not valid
+    UTF-8 (None: all valid), and the (device, inode) that was read. Read
+    once, in 1 MiB chunks (sources reach 50 MiB), which another thread hashes
+    while this one checks the encoding (hashlib releases the GIL). Raises
+    FileProblem."""
     digest = hashlib.sha256()
     chunks: queue.Queue = queue.Queue(maxsize=4)  # bounded: at most a few MiB in flight
 
@@ -208,8 +220,11 @@ def _hash_and_check_utf8(path: Path) -> tuple[str, int | None]:
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset = 0  # of the next chunk
     bad = None
+    identity = (0, 0)
     try:
-        with path.open("rb") as f:
+        with open_file(path) as f:
+            info = os.fstat(f.fileno())
+            identity = (info.st_dev, info.st_ino)
             while chunk := f.read(1 << 20):
                 chunks.put(chunk)
                 pending = decoder.getstate()[0]  # an unfinished sequence from the last chunk
@@ -219,6 +234,8 @@ def _hash_and_check_utf8(path: Path) -> tuple[str, int | None]:
                     except UnicodeDecodeError as err:
                         bad = offset - len(pending) + err.start
                 offset += len(chunk)
+    except OSError as err:
+        raise os_problem(err) from None
     finally:
         chunks.put(None)
         hashing.join()
@@ -228,7 +245,7 @@ def _hash_and_check_utf8(path: Path) -> tuple[str, int | None]:
             decoder.decode(b"", final=True)
         except UnicodeDecodeError as err:
             bad = offset - len(pending) + err.start
-    return digest.hexdigest(), bad
+    return digest.hexdigest(), bad, identity
 
 
 def _short(value: object) -> str:
@@ -301,8 +318,13 @@ class TransformerRun:
             bundle = self._bundle(tmp / "bundle")
             if bundle is None:
                 return False
-            outputs = self._streaming(lambda: run_both(tmp, bundle, self.sources, self.compiler.install_dir,
-                                                       run_limits, self._check_streamed))
+            try:
+                outputs = self._streaming(lambda: run_both(tmp, bundle, self.sources, self.compiler.install_dir,
+                                                           run_limits, self._check_streamed))
+            except FileProblem as problem:
+                self.compiler.problem(self.where.at("sources"), "transformer-source-path", f"source {problem}",
+                                      "do not change the sources while the benchmark builds")
+                return False
         return self._analyze(outputs, run_limits)
 
     def _streaming(self, read):
@@ -320,7 +342,13 @@ class TransformerRun:
             if bundle is None:
                 return {"variant": index, "bundled": False, "moduleInputs": self.module_inputs,
                         "diagnostics": [d.to_json() for d in self.compiler.diags.items]}, b""
-            run = run_one(index, tmp, bundle, self.sources, self.compiler.install_dir, limits())
+            try:
+                run = run_one(index, tmp, bundle, self.sources, self.compiler.install_dir, limits())
+            except FileProblem as problem:
+                self.compiler.problem(self.where.at("sources"), "transformer-source-path", f"source {problem}",
+                                      "do not change the sources while the benchmark builds")
+                return {"variant": index, "bundled": False, "moduleInputs": self.module_inputs,
+                        "diagnostics": [d.to_json() for d in self.compiler.diags.items]}, b""
         return {"variant": index, "bundled": True, "moduleInputs": self.module_inputs, "returncode": run.returncode,
                 "timedOut": run.timed_out, "complete": run.complete, "stderr": run.stderr[-20_000:]}, run.stdout
 
@@ -348,11 +376,15 @@ class TransformerRun:
     def _bundle(self, out_dir: Path) -> Path | None:
         request = {"op": "bundle", "entries": [self.module], "absWorkingDir": str(self.compiler.root),
                    "outDir": str(out_dir)}
-        if self.compiler.helper is not None:
-            response = self.compiler.helper.request(request)
-        else:
-            with NodeHelper(toolchain()) as helper:
-                response = helper.request(request)
+        try:
+            if self.compiler.helper is not None:
+                response = self.compiler.helper.request(request, timeout=BUNDLE_DEADLINE_S)
+            else:
+                with NodeHelper(toolchain()) as helper:
+                    response = helper.request(request, timeout=BUNDLE_DEADLINE_S)
+        except HelperTimeout:
+            self.compiler.diags.items.append(bundle_timeout_diagnostic(self.module))
+            return None
         result = response["results"][0]
         if not result["ok"]:
             for err in result["errors"]:

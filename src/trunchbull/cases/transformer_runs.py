@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import stat
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,6 +24,7 @@ import orjson
 
 from trunchbull.node import Running, SandboxResult, stream_sandboxed
 from trunchbull.toolchain import JS_DIR, Toolchain, toolchain
+from trunchbull.userfiles import MISSING, FileProblem, open_file
 
 MAX_CASES = 25_000
 
@@ -45,6 +47,7 @@ class SourceFile:
     rel: str  # root-relative path, as the transformer sees it
     sha256: str
     size: int
+    identity: tuple[int, int] = (0, 0)  # (device, inode) of the file that was hashed
 
 
 @dataclass(frozen=True)
@@ -186,6 +189,25 @@ class _Launch:
     umask: int
 
 
+def _place_source(source: SourceFile, dest: Path) -> None:
+    """A hard link to the very file that was hashed (a copy of it across
+    devices): the run must read those bytes, and only a regular file.
+    Raises FileProblem when the source was replaced meanwhile."""
+    try:
+        os.link(source.file, dest)
+        linked = os.lstat(dest)
+        if stat.S_ISREG(linked.st_mode) and (linked.st_dev, linked.st_ino) == source.identity:
+            return
+        os.unlink(dest)
+        raise FileProblem(MISSING, f"{source.rel} changed while the build was reading it")
+    except (OSError, ValueError):
+        pass
+    with open_file(source.file) as src, open(dest, "wb") as out:
+        if os.fstat(src.fileno()).st_ino != source.identity[1]:
+            raise FileProblem(MISSING, f"{source.rel} changed while the build was reading it")
+        shutil.copyfileobj(src, out, 1 << 20)
+
+
 def _prepare(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Path | None,
              tc: Toolchain, send: str = "lines") -> _Launch:
     """Run `index`'s sandbox directory (the bundle and hard-linked sources)
@@ -198,10 +220,7 @@ def _prepare(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], ins
     request_sources = []
     for i, source in enumerate(sources):
         dest = work / "sources" / f"{i}-{source.name}"
-        try:
-            os.link(source.file, dest)
-        except OSError:
-            shutil.copyfile(source.file, dest)
+        _place_source(source, dest)
         request_sources.append({"name": source.name, "file": str(dest), "path": source.rel, "sha256": source.sha256})
     request = work / "request.json"
     request.write_bytes(orjson.dumps({"bundleFile": str(work / "transformer.mjs"), "maxCases": MAX_CASES,

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync, renameSync, existsSync } from "
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { readStaticConfig } from "./static_config.mjs";
+import { regularFilesOnly } from "./regular_files.mjs";
 
 const toolchain = process.env.TRUNCHBULL_TOOLCHAIN;
 if (!toolchain) {
@@ -15,16 +16,29 @@ if (!toolchain) {
   process.exit(2);
 }
 const requireTool = createRequire(join(toolchain, "package.json"));
+// esbuild runs its service as a child process and does not wait for it when
+// stopped: the helper keeps hold of it, so as to exit only after it.
+const childProcess = requireTool("node:child_process");
+const services = [];
+const spawn = childProcess.spawn;
+childProcess.spawn = function (...args) {
+  const child = spawn.apply(this, args);
+  services.push(new Promise((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once("exit", done))));
+  return child;
+};
 const esbuild = requireTool("esbuild");
 const parser = requireTool("@babel/parser");
 
-function configOp({ file }) {
-  return readStaticConfig(parser, readFileSync(file, "utf8"));
+// The config's text comes from the compiler, which reads only regular files.
+function configOp({ source }) {
+  return readStaticConfig(parser, source);
 }
 
 function esbuildMessage(m) {
   const where = m.location ? { file: m.location.file, line: m.location.line, col: m.location.column + 1 } : {};
-  return { ...where, message: m.text, hint: m.notes && m.notes.length ? m.notes.map((n) => n.text).join("; ") : undefined };
+  const notRegular = m.detail && m.detail.notRegular;
+  return { ...where, message: m.text, hint: m.notes && m.notes.length ? m.notes.map((n) => n.text).join("; ") : undefined,
+    ...(notRegular ? { notRegular } : {}) };
 }
 
 async function bundleOne(entry, { absWorkingDir, outDir }) {
@@ -43,6 +57,7 @@ async function bundleOne(entry, { absWorkingDir, outDir }) {
       charset: "utf8",
       legalComments: "none",
       logLevel: "silent",
+      plugins: [regularFilesOnly()],
     });
     const file = result.outputFiles.find((f) => f.path.endsWith(".mjs"));
     const sha256 = createHash("sha256").update(file.contents).digest("hex");
@@ -87,15 +102,25 @@ async function handle(request) {
   }
 }
 
+// Stops esbuild's service, waits for it to exit, and exits (skipping the
+// teardown of the heap: nothing is pending).
+async function exit(code) {
+  await esbuild.stop?.();
+  await Promise.all(services);
+  process.exit(code);
+}
+// SIGTERM (the command was interrupted) ends the helper the same way.
+process.on("SIGTERM", () => exit(143));
+
 if (process.argv[2]) {
   const response = await handle(JSON.parse(readFileSync(process.argv[2], "utf8")));
   process.stdout.write(JSON.stringify(response) + "\n");
-  await esbuild.stop?.();
+  await exit(0);
 } else {
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line.trim()) continue;
     process.stdout.write(JSON.stringify(await handle(JSON.parse(line))) + "\n");
   }
-  await esbuild.stop?.();
+  await exit(0);
 }

@@ -1,0 +1,189 @@
+"""Nothing a command starts outlives it: every child process and scratch
+directory is registered here, and shutdown() (run by the CLI before it
+returns, also after SIGINT/SIGTERM) ends and reaps every child and removes
+every scratch directory.
+
+Each child leads its own process group, so one signal reaches whatever it
+started (the Node helper's esbuild service). Most children are stopped with
+SIGKILL: their answers are in by then, and a killed process costs nothing to
+tear down. A child spawned `graceful` (the helper) is instead let to exit by
+itself once its input ends, so that it can stop and wait for its own
+children; it is sent SIGTERM when the command is interrupted, and SIGKILL if
+it has not exited after a grace period."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+GRACE_S = 5.0  # how long a graceful child may take to exit at shutdown
+
+_lock = threading.RLock()  # re-entrant: the signal handler runs on the main thread, which may hold it
+_children: list[subprocess.Popen] = []
+_graceful: set[int] = set()  # pids of children that exit by themselves
+_scratch: list[Path] = []
+_interrupted: list[int] = []  # the signal that interrupted the command, if any
+
+
+class Interrupted(BaseException):
+    """The command was interrupted by a signal (SIGINT or SIGTERM)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def spawn(cmd: list[str], *, graceful: bool = False, **popen_kwargs) -> subprocess.Popen:
+    """subprocess.Popen, in a new session (its own process group), registered."""
+    if _interrupted:  # a late start on another thread while the command is being stopped
+        raise Interrupted(_interrupted[0])
+    proc = subprocess.Popen(cmd, start_new_session=True, **popen_kwargs)
+    with _lock:
+        _children[:] = [p for p in _children if p.returncode is None]  # forget the reaped
+        _children.append(proc)
+        if graceful:
+            _graceful.add(proc.pid)
+    return proc
+
+
+def run(cmd: list[str], **popen_kwargs) -> subprocess.CompletedProcess:
+    """Like subprocess.run(cmd, capture_output=True, text=True), as a
+    registered child: interrupted, it is killed with all it started."""
+    proc = spawn(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                 **popen_kwargs)
+    try:
+        stdout, stderr = proc.communicate()
+    except BaseException:
+        stop(proc)
+        proc.wait()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
+
+
+def signal_group(proc: subprocess.Popen, signum: int) -> None:
+    """Send `signum` to the child's process group (nothing if it was reaped)."""
+    if proc.returncode is not None:
+        return
+    try:
+        os.killpg(proc.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Kill the child and everything in its group now; shutdown() reaps it
+    if nobody else does."""
+    signal_group(proc, signal.SIGKILL)
+
+
+def reap_in_background(proc: subprocess.Popen) -> None:
+    """Wait for a stopped child on another thread (its exit can take tens of
+    milliseconds); shutdown() waits for it too if it is still going."""
+    threading.Thread(target=proc.wait, daemon=True).start()
+
+
+@contextmanager
+def scratch_dir(prefix: str, parent: Path | None = None) -> Iterator[Path]:
+    """A temporary directory, removed on leaving the block, or by shutdown()
+    if the command is interrupted before."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    with _lock:
+        _scratch.append(path)
+    try:
+        yield path
+    finally:
+        _remove(path)
+        with _lock:
+            if path in _scratch:
+                _scratch.remove(path)
+
+
+def _remove(path: Path) -> None:
+    def writable(func, target, _exc):
+        try:
+            os.chmod(os.path.dirname(target), 0o700)
+            os.chmod(target, 0o700)
+            func(target)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=writable)
+
+
+def interrupted() -> int | None:
+    """The signal that interrupted the command, if one did."""
+    return _interrupted[0] if _interrupted else None
+
+
+_deferring: list[bool] = []
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """A block that a signal must not cut in two (swapping a release into
+    place): a signal meanwhile stops the children at once but is raised only
+    after the block."""
+    _deferring.append(True)
+    try:
+        yield
+    finally:
+        _deferring.pop()
+    if _interrupted and not _deferring:
+        raise Interrupted(_interrupted[0])
+
+
+def _on_signal(signum: int, _frame) -> None:
+    if not _interrupted:
+        _interrupted.append(signum)
+        _terminate_all()
+        if not _deferring:
+            raise Interrupted(signum)
+
+
+def handle_signals() -> None:
+    """SIGINT and SIGTERM stop every child at once and raise Interrupted in
+    the main thread, so that blocks unwind and shutdown() cleans up."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _on_signal)
+
+
+def _terminate_all() -> None:
+    with _lock:
+        children = list(_children)
+    for proc in children:
+        signal_group(proc, signal.SIGTERM if proc.pid in _graceful else signal.SIGKILL)
+
+
+def shutdown() -> None:
+    """End and reap every child (graceful ones get GRACE_S to exit by
+    themselves), then remove every scratch directory. Idempotent."""
+    with _lock:
+        children, _children[:] = list(_children), []
+        graceful = set(_graceful)
+        _graceful.clear()
+    for proc in children:
+        if proc.pid not in graceful:
+            stop(proc)
+    for proc in children:
+        try:
+            proc.wait(timeout=GRACE_S if proc.pid in graceful else None)
+        except subprocess.TimeoutExpired:
+            stop(proc)
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                try:
+                    stream.close()
+                except (OSError, ValueError):
+                    pass
+    with _lock:
+        scratch, _scratch[:] = list(_scratch), []
+    for path in scratch:
+        _remove(path)
