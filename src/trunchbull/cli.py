@@ -15,6 +15,7 @@ import orjson
 from trunchbull import __version__, lifetime
 from trunchbull.building import build_release, compile_root, describe_counts
 from trunchbull.diagnostics import UsageError, render_json, report_internal_error
+from trunchbull.userfiles import display, exists
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -218,8 +219,8 @@ def cmd_build(args) -> int:
 def _read(path: Path):
     from trunchbull.release import ReleaseError, read_release
 
-    if not path.exists():
-        raise UsageError(f"{path} does not exist")
+    if not exists(path):
+        raise UsageError(f"{display(str(path))} does not exist")
     try:
         return read_release(path)
     except (ReleaseError, OSError) as err:

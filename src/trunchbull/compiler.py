@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from trunchbull import __version__
-from trunchbull.config import BenchmarkConfig, locate_root, read_config
+from trunchbull.config import BenchmarkConfig, locate_root, read_config, report_file_problem
 from trunchbull.deps import Dependencies, find_dependencies, install
 from trunchbull.diagnostics import Diagnostic, Diagnostics
 from trunchbull.discovery import discover
@@ -28,7 +28,7 @@ from trunchbull.release import CASES, FORMAT, BackgroundSha256, ReleaseFiles, sh
 from trunchbull.ids import suggest
 from trunchbull.locate import find_in_line, find_key, refine
 from trunchbull.tools import CompiledTool, compile_tool_module
-from trunchbull.userfiles import real_path
+from trunchbull.userfiles import NOT_REGULAR_CODE, FileProblem, printable, read_file, real_path
 
 MAX_CASES = 25_000
 
@@ -110,11 +110,16 @@ def compile_benchmark(path: Path, progress: Progress = _quiet, helper: NodeHelpe
             return outcome
         if _has_sibling_csv(config.root, entries.evals):
             threading.Thread(target=_warm_imports, daemon=True).start()
-        deps = find_dependencies(config.root, config.repo_root)
+        deps = find_dependencies(config.root, config.repo_root, diags)
         install_dir = None
         if deps:
             progress("installing dependencies")
-            install_dir = install(deps, tc)
+            try:
+                install_dir = install(deps, tc)
+            except FileProblem as problem:  # package.json or its lockfile changed since it was found
+                report_file_problem(diags, problem, NOT_REGULAR_CODE, what="package.json or its lockfile ",
+                                    file=rel_posix(deps.package_json, config.root))
+                return outcome
         progress(f"bundling {len(entries.evals) + len(entries.tools)} modules")
         bundle_dir = (install_dir or cache_root()) / "bundles"
         try:
@@ -210,7 +215,12 @@ def assemble(config: BenchmarkConfig, entries: Entrypoints, deps: Dependencies |
     check_release(evals, tools, config, diags)
     if diags.has_errors():
         return None, evals
-    return freeze(config, evals, tools, reports, deps, diags, cases_jsonl, cases_sha256), evals
+    try:
+        return freeze(config, evals, tools, reports, deps, diags, cases_jsonl, cases_sha256), evals
+    except _InputProblem as problem:  # an input changed or vanished since it was read
+        report_file_problem(diags, problem.problem, "input-changed", what=f"{problem.name} ", file=problem.name,
+                            hint="do not change the benchmark while it builds")
+        return None, evals
 
 
 _MISSING_PACKAGE = re.compile(r"Cannot find (?:package|module) '([^']+)' imported from \S+")
@@ -333,12 +343,11 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
     payload[CASES] = cases_jsonl
     dependencies = None
     if deps:
-        names = {p.name: p for p in deps.files()}
+        contents = {name: _read_input(config.root, path) for name, path in ((p.name, p) for p in deps.files())}
         if any(n.startswith("modules/") for n in payload):
-            for name, path in names.items():
-                payload[name] = path.read_bytes()
+            payload.update(contents)
         dependencies = {"packageJson": "package.json", "lockfile": deps.lockfile.name if deps.lockfile else None,
-                        "locked": deps.locked, "sha256": {n: sha256_hex(p.read_bytes()) for n, p in names.items()}}
+                        "locked": deps.locked, "sha256": {n: sha256_hex(data) for n, data in contents.items()}}
         if not deps.locked:
             diags.warning("dependencies-unlocked", "the benchmark's dependencies are not locked (no lockfile beside package.json)",
                           file=rel_posix(deps.package_json, config.root), hint="run `npm install` to create package-lock.json")
@@ -372,5 +381,19 @@ def _inputs(config: BenchmarkConfig, evals: list[CompiledEval], reports: list[Mo
         names.update(rel_posix(p, config.root) for p in deps.files())
     # Transformer sources were hashed when read (up to 200 MiB): not again.
     known = {rel: source["sha256"] for ev in evals for rel, source in ev.transformer_sources.items()}
-    return {name: known.get(name) or sha256_hex((config.root / name).read_bytes())
+    return {name: known.get(name) or sha256_hex(_read_input(config.root, config.root / name))
             for name in sorted(names, key=str.encode)}
+
+
+class _InputProblem(Exception):
+    def __init__(self, name: str, problem: FileProblem):
+        super().__init__(f"{name} {problem}")
+        self.name, self.problem = name, problem
+
+
+def _read_input(root: Path, path: Path) -> bytes:
+    """An input's bytes for the release's hashes (raises _InputProblem)."""
+    try:
+        return read_file(path)
+    except FileProblem as problem:
+        raise _InputProblem(printable(rel_posix(path, root)), problem) from None

@@ -12,6 +12,7 @@ from pathlib import Path
 import orjson
 
 from trunchbull.diagnostics import UsageError
+from trunchbull.userfiles import exists
 
 
 @dataclass
@@ -34,7 +35,7 @@ def load_release(path: Path) -> LoadedRelease:
     """A verified release, or a UsageError saying why it cannot be used."""
     from trunchbull.release import ReleaseError, load_cases, read_release, verify
 
-    if not path.exists():
+    if not exists(path):
         raise UsageError(f"{path}: no such release directory or .tar")
     try:
         release = read_release(path)

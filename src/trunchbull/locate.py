@@ -9,12 +9,14 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from trunchbull.userfiles import FileProblem, read_file
+
 
 @lru_cache(maxsize=256)
 def _text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_file(path).decode("utf-8")
+    except (FileProblem, UnicodeDecodeError):
         return ""
 
 

@@ -3,13 +3,13 @@ eval and tool modules (SPEC §3.3)."""
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 import orjson
 
+from trunchbull import lifetime
 from trunchbull.diagnostics import Diagnostic
 from trunchbull.node import NodeHelper, stream_sandboxed
 from trunchbull.toolchain import JS_DIR, Toolchain
@@ -151,14 +151,14 @@ def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list
         if on_inspected:
             on_inspected(report)
 
-    with tempfile.TemporaryDirectory(prefix="trunchbull-inspect-") as tmp:
-        request = Path(tmp) / "request.json"
+    with lifetime.scratch_dir("trunchbull-inspect-") as tmp:
+        request = tmp / "request.json"
         request.write_bytes(orjson.dumps({
             "modules": [{"bundleFile": str(r.bundle_file), "kind": r.kind} for r in batch],
             "aiFallback": str(tc.ai_package),
         }))
         result = stream_sandboxed(JS_DIR / "inspect.mjs", [str(request)], on_line, tc=tc, timeout=deadline_s,
-                                  read_paths=[*read_paths, Path(tmp), *{r.bundle_file.parent for r in batch}])
+                                  read_paths=[*read_paths, tmp, *{r.bundle_file.parent for r in batch}])
     if received >= len(batch):
         return len(batch)
     stuck = batch[received]

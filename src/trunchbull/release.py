@@ -18,6 +18,7 @@ import orjson
 
 from trunchbull import lifetime
 from trunchbull.files import write_all, write_file
+from trunchbull.userfiles import FileProblem, read_file
 
 if TYPE_CHECKING:
     import tarfile
@@ -191,7 +192,14 @@ def read_release(path: Path) -> ReleaseFiles:
         return ReleaseFiles(files)
     if not (path / MANIFEST).is_file():
         raise ReleaseError(f"{path} is not a release (no {MANIFEST})")
-    files = {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+    files = {}
+    for p in sorted(path.rglob("*")):
+        if p.is_file():  # regular files only (stat): a named pipe or device in it is not a release file
+            name = p.relative_to(path).as_posix()
+            try:
+                files[name] = read_file(p)
+            except FileProblem as problem:
+                raise ReleaseError(f"{path}: {name} {problem}") from None
     return ReleaseFiles(files)
 
 

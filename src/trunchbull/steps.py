@@ -20,6 +20,7 @@ from pathlib import Path
 
 import orjson
 
+from trunchbull import lifetime
 from trunchbull.cases.fields import Where
 from trunchbull.cases.transformer import prepare_transformer
 from trunchbull.compiler import Entrypoints, Expansion, assemble, expand_module, load_config
@@ -216,13 +217,18 @@ STEPS = {"config": step_config, "bundle-inspect": step_bundle_inspect, "transfor
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    lifetime.handle_signals()
     try:
         return STEPS[args.step](args)
     except UsageError as err:
         print(f"trunchbull: error: {err}", file=sys.stderr)
         return 2
+    except (lifetime.Interrupted, KeyboardInterrupt):
+        return 128 + (lifetime.interrupted() or 2)
     except Exception as err:  # noqa: BLE001 - a bug must still end in one clear line
         return report_internal_error(err)
+    finally:
+        lifetime.shutdown()  # no process outlives the step
 
 
 if __name__ == "__main__":

@@ -12,13 +12,13 @@ import codecs
 import hashlib
 import os
 import queue
-import tempfile
 import threading
 from pathlib import Path
 from typing import Callable
 
 import orjson
 
+from trunchbull import lifetime
 from trunchbull.cases.context import EvalContext
 from trunchbull.cases.fields import CaseDraft, Where, check_case
 from trunchbull.cases.transformer_runs import MAX_CASES, Limits, OutputReader, RunOutput, SourceFile, run_both, run_one
@@ -94,14 +94,6 @@ def expand_transformer(compiler: EvalContext, spec: dict, where: Where, result: 
     if ok:
         result.data_files.extend([*run.module_inputs, *(s.rel for s in sources)])
     return ok
-
-
-class _TemporaryPath(tempfile.TemporaryDirectory):
-    def __init__(self, parent: Path | None):
-        super().__init__(prefix="trunchbull-transform-", dir=parent)
-
-    def __enter__(self) -> Path:
-        return Path(self.name)
 
 
 def check_total_sources(evals: list[CompiledEval], diags) -> None:
@@ -371,7 +363,7 @@ class TransformerRun:
         parent = self.compiler.install_dir / "transform-runs" if self.compiler.install_dir else None
         if parent:
             parent.mkdir(parents=True, exist_ok=True)
-        return _TemporaryPath(parent)
+        return lifetime.scratch_dir("trunchbull-transform-", parent)
 
     def _bundle(self, out_dir: Path) -> Path | None:
         request = {"op": "bundle", "entries": [self.module], "absWorkingDir": str(self.compiler.root),

@@ -26,6 +26,7 @@ from typing import Any, Sequence
 
 import orjson
 
+from trunchbull import lifetime
 from trunchbull.node import log_tail, sandbox_flags
 from trunchbull.toolchain import JS_DIR, Toolchain, toolchain
 
@@ -67,8 +68,8 @@ class _Process:
         cmd = [str(tc.node), *sandbox_flags([*read_paths, JS_DIR], memory_mb), str(WORKER_SCRIPT),
                str(int(deadline_s * 1000)), str(write_fd)]
         try:
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=self.log, stderr=self.log,
-                                         pass_fds=(write_fd,), env=tc.base_env(), cwd=str(JS_DIR))
+            self.proc = lifetime.spawn(cmd, stdin=subprocess.PIPE, stdout=self.log, stderr=self.log,
+                                       pass_fds=(write_fd,), env=tc.base_env(), cwd=str(JS_DIR))
         finally:
             os.close(write_fd)
         self.out_fd = read_fd
@@ -77,8 +78,7 @@ class _Process:
         os.set_blocking(self.in_fd, False)
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
+        lifetime.stop(self.proc)
         self.proc.wait()
         self._close_fds()
 
@@ -91,7 +91,7 @@ class _Process:
         try:
             self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
+            lifetime.stop(self.proc)
             self.proc.wait()
         self._close_fds()
 

@@ -24,6 +24,7 @@ from trunchbull.grading.results import write_results
 from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
 from trunchbull.loaded_release import load_release
+from trunchbull.userfiles import FileProblem, read_file
 
 EXIT_OK, EXIT_FAIL_UNDER, EXIT_UNUSABLE = 0, 1, 2
 MAX_REPORTED = 50  # diagnostics printed per run; the rest are counted
@@ -84,9 +85,9 @@ def _run_grade_command(release: Path, responses: Path, output: Path | None, *, j
             check_new_run_dir(run_dir)
         loaded = load_release(Path(release))
         try:
-            data = Path(responses).read_bytes()
-        except OSError as err:
-            raise UsageError(f"cannot read the responses file {display}: {err.strerror or err}") from None
+            data = read_file(Path(responses))
+        except FileProblem as problem:
+            raise UsageError(f"the responses file {display} {problem}") from None
         case_ids = {case["id"] for case in loaded.cases}
         parsed, problems = parse_responses(data, display, case_ids)
         if problems:

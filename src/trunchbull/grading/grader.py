@@ -121,8 +121,10 @@ def grade(release: LoadedRelease, samples: list[Sample], missing_message: str) -
 def _grade_custom(release: LoadedRelease, custom: list[tuple[int, str, dict]], results: list[dict]) -> None:
     from trunchbull.evaluators.pool import Call, EvaluatorPool
 
-    with tempfile.TemporaryDirectory(prefix="trunchbull-grade-") as tmp:
-        layout = runtime_layout(release, Path(tmp))
+    from trunchbull import lifetime
+
+    with lifetime.scratch_dir("trunchbull-grade-") as tmp:
+        layout = runtime_layout(release, tmp)
         calls = []
         paths: dict[str, str | None] = {}  # module → the bundle's path on disk (None: not in the release)
         for index, module, payload in custom:
