@@ -14,6 +14,7 @@ from trunchbull.diagnostics import Diagnostic
 from trunchbull.node import NodeHelper, stream_sandboxed
 from trunchbull.toolchain import JS_DIR, Toolchain
 from trunchbull.paths import rel_posix
+from trunchbull.replies import inspection_ok
 from trunchbull.userfiles import NOT_REGULAR_CODE, printable
 
 INSPECT_DEADLINE_S = 60.0
@@ -140,16 +141,25 @@ def inspect_modules(reports: list[ModuleReport], *, tc: Toolchain, read_paths: l
 def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list[Path], deadline_s: float,
                    on_inspected: Callable[[ModuleReport], None] | None) -> int:
     received = 0
+    garbled = False  # a reply that is not an inspection: the channel cannot be trusted after it
 
-    def on_line(line: bytes) -> None:
-        nonlocal received
+    def on_line(line: bytes) -> bool:
+        nonlocal received, garbled
         if received >= len(batch):
-            return
+            return True
         report = batch[received]
-        report.inspection = orjson.loads(line)
+        try:
+            inspection = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            inspection = None
+        if not inspection_ok(inspection, report.kind):
+            garbled = True
+            return True  # stop the process; the modules after this one go to a fresh one
+        report.inspection = inspection
         received += 1
         if on_inspected:
             on_inspected(report)
+        return received >= len(batch)
 
     with lifetime.scratch_dir("trunchbull-inspect-") as tmp:
         request = tmp / "request.json"
@@ -162,7 +172,10 @@ def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list
     if received >= len(batch):
         return len(batch)
     stuck = batch[received]
-    if result.timed_out:
+    if garbled:
+        message = "the module's inspection could not be read: something other than the inspection was written to its reply channel"
+        hint = "module top-level code must not write to file descriptor 1 directly (console output is fine)"
+    elif result.timed_out:
         message = f"importing the module did not finish within {deadline_s:g} s"
         hint = "module top-level code must not loop or wait forever"
     elif "ERR_ACCESS_DENIED" in result.stderr:

@@ -12,6 +12,7 @@ import codecs
 import hashlib
 import os
 import queue
+import re
 import threading
 from pathlib import Path
 from typing import Callable
@@ -414,7 +415,7 @@ class TransformerRun:
             return ("transformer-sandbox", f"stopped by the sandbox: it attempted {response.get('error')}, which is forbidden",
                     "transformers may not write files, start processes or workers, or read outside their sources")
         if stage == "result":
-            return ("too-many-cases", f"transform returned {response.get('count'):,} cases; the release limit is {MAX_CASES:,} "
+            return ("too-many-cases", f"transform returned {response.get('count') or 0:,} cases; the release limit is {MAX_CASES:,} "
                     "(limit: case count)", "split the data across several releases")
         return ("transformer-error", f"transform threw {response.get('error')}", "transform must return an array of cases")
 
@@ -503,9 +504,8 @@ class TransformerRun:
         bad_cases: set[int] = set()
 
         def case_index(path: str) -> int | None:
-            if path.startswith("["):
-                return int(path[1:path.index("]")])
-            return None
+            match = re.match(r"\[(\d+)\]", path)
+            return int(match.group(1)) if match else None
 
         def at(path: str) -> str:
             return "result" if path == "(root)" else f"result{path}"

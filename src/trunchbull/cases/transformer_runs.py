@@ -23,6 +23,7 @@ from typing import Callable
 import orjson
 
 from trunchbull.node import Running, SandboxResult, stream_sandboxed
+from trunchbull.replies import transform_response_ok, trailer_ok
 from trunchbull.toolchain import JS_DIR, Toolchain, toolchain
 from trunchbull.userfiles import MISSING, FileProblem, open_file
 
@@ -139,22 +140,22 @@ class OutputReader:
                 self.cases_seen += 1
             return True
         if self.response is None:
-            self.response = self._object(line, "ok")
+            self.response = self._object(line, transform_response_ok)
             if self.streamed:
-                count = self.response.get("count")
-                self.expected = count if self.response["stream"] == "lines" and isinstance(count, int) else 0
+                self.expected = self.response["count"] if self.response["stream"] == "lines" else 0
         elif self.streamed and self.trailer is None:
-            self.trailer = self._object(line, "end")
+            self.trailer = self._object(line, trailer_ok)
         else:
             self.malformed = True
         return False
 
-    def _object(self, line: bytes, required: str) -> dict | None:
+    def _object(self, line: bytes, well_formed) -> dict | None:
+        """The line as a reply of the expected shape (replies.py), else None and malformed."""
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError:
             value = None
-        if not isinstance(value, dict) or required not in value:
+        if not well_formed(value):
             self.malformed = True
             return None
         return value

@@ -28,6 +28,7 @@ import orjson
 
 from trunchbull import lifetime
 from trunchbull.node import log_tail, sandbox_flags
+from trunchbull.replies import evaluator_answer_ok
 from trunchbull.toolchain import JS_DIR, Toolchain, toolchain
 
 WORKER_SCRIPT = JS_DIR / "evaluator_worker.mjs"
@@ -243,13 +244,26 @@ class EvaluatorPool:
                     continue
                 inbox += data
                 *lines, inbox = inbox.split(b"\n")
+                garbled = False
                 for line in lines:
-                    answer = orjson.loads(line)
-                    i = answer["i"]
-                    if not pending or pending[0] != i:  # pragma: no cover - protocol invariant
-                        raise RuntimeError(f"evaluator worker answered call {i} out of order")
+                    try:
+                        answer = orjson.loads(line)
+                    except orjson.JSONDecodeError:
+                        answer = None
+                    if not evaluator_answer_ok(answer) or not pending or pending[0] != answer["i"]:
+                        garbled = True  # user code wrote to the channel: nothing after this can be trusted
+                        break
                     pending.popleft()
-                    results[i] = CallResult(answer["outcome"], answer["score"], answer["message"],
-                                            answer["details"], answer["ms"])
+                    results[answer["i"]] = CallResult(answer["outcome"], answer["score"], answer["message"],
+                                                      answer["details"], answer["ms"])
+                if garbled:
+                    i = pending.popleft()
+                    results[i] = CallResult("error", None,
+                                            "the evaluator worker's answer could not be read: something other than "
+                                            "an answer was written to its reply channel (its worker was replaced)",
+                                            None, round((time.monotonic() - started) * 1000, 3))
+                    proc = self._replace(slot)
+                    outbox, inbox, started = encode(pending), b"", time.monotonic()
+                    continue
                 if lines:
                     started = time.monotonic()

@@ -10,28 +10,47 @@
 // The deadline (argv[2] ms) is enforced here for asynchronous evaluators; the
 // pool enforces it for synchronous ones (an infinite loop never returns to the
 // event loop) by replacing this process.
-import { writeSync } from "node:fs";
+// Answers are built and encoded only with built-ins captured before any
+// evaluator module is imported (intrinsics.mjs): prototype pollution by user
+// code cannot change them.
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
+import {
+  ArrayIsArray, JSONParse, JSONStringify, NumberIsFinite, ObjectGetPrototypeOf, ObjectHasOwn, ObjectKeys,
+  ObjectPrototype, StringCharCodeAt, StringSlice, StringToWellFormed, clip, encode, errorText as describeThrown,
+  isNativeError, writeAll,
+} from "./intrinsics.mjs";
 import { toJsonData } from "./json_walk.mjs";
 
 const DEADLINE_MS = Number(process.argv[2] || 5000);
 const PROTOCOL_FD = Number(process.argv[3] || 3);
-const RESULT_KEYS = new Set(["passed", "score", "message", "details"]);
-const modules = new Map();
+const uncurry = Function.prototype.call.bind.bind(Function.prototype.call);
+const PromiseCtor = Promise;
+const promiseThen = uncurry(Promise.prototype.then);
+const now = performance.now.bind(performance);
+const MathRound = Math.round;
+const setTimer = setTimeout;
+const clearTimer = clearTimeout;
+const modules = { __proto__: null }; // bundle path → Promise of { fn } or { problem }
 let current = null; // { fail(reason) } of the call in progress
 
 function errorText(err) {
-  if (err instanceof Error) return `${err.name}: ${err.message}`;
-  try {
-    return `a thrown non-Error value: ${typeof err === "string" ? JSON.stringify(err) : String(err)}`;
-  } catch {
-    return "a thrown value that cannot be printed";
-  }
+  if (typeof err === "string") return clip(`a thrown non-Error value: ${JSONStringify(StringToWellFormed(err))}`);
+  return describeThrown(err);
 }
 
 function stackOf(err) {
-  return err instanceof Error && typeof err.stack === "string" ? err.stack.split("\n").slice(0, 8).join("\n") : null;
+  try {
+    const stack = isNativeError(err) ? err.stack : null;
+    if (typeof stack !== "string") return null;
+    let lines = 0;
+    for (let i = 0; i < stack.length; i++) {
+      if (StringCharCodeAt(stack, i) === 10 && ++lines === 8) return clip(StringSlice(stack, 0, i));
+    }
+    return clip(stack);
+  } catch {
+    return null;
+  }
 }
 
 // A stray exception or rejection (from a timer or an un-awaited promise) fails
@@ -46,19 +65,21 @@ process.on("unhandledRejection", (err) => {
 });
 
 function loadEvaluate(path) {
-  let entry = modules.get(path);
+  let entry = modules[path];
   if (!entry) {
-    entry = import(pathToFileURL(path).href).then(
+    entry = promiseThen(import(pathToFileURL(path).href),
       (mod) => {
-        const fn = mod.default && typeof mod.default === "object" ? mod.default.evaluate : undefined;
-        if (typeof fn !== "function") {
-          return { problem: "the module's default export has no evaluate function" };
+        try {
+          const fn = mod.default && typeof mod.default === "object" ? mod.default.evaluate : undefined;
+          if (typeof fn !== "function") return { __proto__: null, problem: "the module's default export has no evaluate function" };
+          return { __proto__: null, fn };
+        } catch (err) {
+          return { __proto__: null, problem: `cannot read the evaluator module's default export: ${errorText(err)}` };
         }
-        return { fn };
       },
-      (err) => ({ problem: `cannot load the evaluator module: ${errorText(err)}` }),
+      (err) => ({ __proto__: null, problem: `cannot load the evaluator module: ${errorText(err)}` }),
     );
-    modules.set(path, entry);
+    modules[path] = entry;
   }
   return entry;
 }
@@ -66,16 +87,24 @@ function loadEvaluate(path) {
 function describe(value) {
   if (value === undefined) return "undefined";
   if (value === null) return "null";
-  if (typeof value === "number") return Number.isNaN(value) ? "NaN" : `the number ${value}`;
+  if (typeof value === "number") return value !== value ? "NaN" : `the number ${value}`;
   if (typeof value === "string") {
-    const text = value.length > 40 ? `${value.slice(0, 39)}…` : value;
-    return `the string ${JSON.stringify(text)}`;
+    const text = value.length > 40 ? `${StringSlice(value, 0, 39)}…` : value;
+    return `the string ${JSONStringify(StringToWellFormed(text))}`;
   }
   if (typeof value === "function") return "a function";
-  if (Array.isArray(value)) return "an array";
+  if (ArrayIsArray(value)) return "an array";
   if (typeof value === "object") {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) return `an instance of ${value.constructor?.name || "a class"}`;
+    const proto = ObjectGetPrototypeOf(value);
+    if (proto !== ObjectPrototype && proto !== null) {
+      let name;
+      try {
+        name = value.constructor?.name;
+      } catch {
+        name = undefined;
+      }
+      return `an instance of ${typeof name === "string" && name ? clip(name, 80) : "a class"}`;
+    }
     return "an object";
   }
   return `a ${typeof value}`;
@@ -83,109 +112,128 @@ function describe(value) {
 
 const SHAPE = "expected a boolean or { passed: boolean, score?: number in [0, 1], message?: string, details?: JSON }";
 
+const invalid = (reason) => ({ __proto__: null, invalid: reason });
+
 // The evaluator's return value → a result, or { invalid: reason }.
 function checkResult(value) {
   if (typeof value === "boolean") {
-    return { outcome: value ? "pass" : "fail", score: value ? 1 : 0, message: null, details: null };
+    return { __proto__: null, outcome: value ? "pass" : "fail", score: value ? 1 : 0, message: null, details: null };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return { invalid: `returned ${describe(value)}; ${SHAPE}` };
+  if (value === null || typeof value !== "object" || ArrayIsArray(value)) return invalid(`returned ${describe(value)}; ${SHAPE}`);
+  const proto = ObjectGetPrototypeOf(value);
+  if (proto !== ObjectPrototype && proto !== null) return invalid(`returned ${describe(value)}; ${SHAPE}`);
+  const keys = ObjectKeys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (key !== "passed" && key !== "score" && key !== "message" && key !== "details") {
+      return invalid(`returned an object with unknown key ${JSONStringify(StringToWellFormed(key))}; ${SHAPE}`);
+    }
   }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return { invalid: `returned ${describe(value)}; ${SHAPE}` };
-  for (const key of Object.keys(value)) {
-    if (!RESULT_KEYS.has(key)) return { invalid: `returned an object with unknown key ${JSON.stringify(key)}; ${SHAPE}` };
-  }
-  const { passed, score, message, details } = value;
-  if (typeof passed !== "boolean") return { invalid: `returned passed = ${describe(passed)}; passed must be a boolean` };
+  // Own properties only: a polluted Object.prototype must not supply a score.
+  const own = (key) => (ObjectHasOwn(value, key) ? value[key] : undefined);
+  const passed = own("passed");
+  const score = own("score");
+  const message = own("message");
+  const details = own("details");
+  if (typeof passed !== "boolean") return invalid(`returned passed = ${describe(passed)}; passed must be a boolean`);
   let finalScore = passed ? 1 : 0;
   if (score !== undefined) {
-    if (typeof score !== "number" || !Number.isFinite(score) || score < 0 || score > 1) {
-      return { invalid: `returned score = ${describe(score)}; score must be a number in [0, 1]` };
+    if (typeof score !== "number" || !NumberIsFinite(score) || score < 0 || score > 1) {
+      return invalid(`returned score = ${describe(score)}; score must be a number in [0, 1]`);
     }
     finalScore = score;
   }
   if (message !== undefined && message !== null && typeof message !== "string") {
-    return { invalid: `returned message = ${describe(message)}; message must be a string` };
+    return invalid(`returned message = ${describe(message)}; message must be a string`);
   }
   let finalDetails = null;
   if (details !== undefined) {
     const walked = toJsonData(details);
     if (walked.functions.length) {
-      return { invalid: `returned details with a function at details${pathSuffix(walked.functions[0])}; details must be JSON data` };
+      return invalid(`returned details with a function at details${pathSuffix(walked.functions[0])}; details must be JSON data`);
     }
     if (walked.errors.length) {
       const { path, problem } = walked.errors[0];
-      return { invalid: `returned details that are not JSON data: at details${pathSuffix(path)}, ${problem}` };
+      return invalid(`returned details that are not JSON data: at details${pathSuffix(path)}, ${problem}`);
     }
     finalDetails = walked.value;
   }
-  return { outcome: passed ? "pass" : "fail", score: finalScore, message: message ?? null, details: finalDetails };
+  return { __proto__: null, outcome: passed ? "pass" : "fail", score: finalScore,
+    message: message === undefined || message === null ? null : StringToWellFormed(message), details: finalDetails };
 }
 
 function pathSuffix(path) {
   if (!path || path === "(root)") return "";
-  return path.startsWith("[") ? path : `.${path}`;
+  return path[0] === "[" ? path : `.${path}`;
 }
 
 function errorResult(message, details = null) {
-  return { outcome: "error", score: null, message, details };
+  return { __proto__: null, outcome: "error", score: null, message, details };
+}
+
+// The first of two promises to settle (Promise.race, without the array
+// iteration and the lookups user code could hook).
+function race(a, b) {
+  return new PromiseCtor((resolve, reject) => {
+    promiseThen(a, resolve, reject);
+    promiseThen(b, resolve, reject);
+  });
 }
 
 async function runCall(request) {
   const loaded = await loadEvaluate(request.module);
   if (loaded.problem) return errorResult(loaded.problem);
   let timer;
-  const stop = new Promise((resolve) => {
-    current = { fail: (err) => resolve(errorResult(`the evaluator failed asynchronously: ${errorText(err)}`, { stack: stackOf(err) })) };
-    timer = setTimeout(() => resolve(errorResult(`the evaluator did not finish within the ${DEADLINE_MS / 1000} s deadline`)), DEADLINE_MS);
+  const stop = new PromiseCtor((resolve) => {
+    current = { __proto__: null, fail: (err) => resolve(errorResult(`the evaluator failed asynchronously: ${errorText(err)}`,
+      { __proto__: null, stack: stackOf(err) })) };
+    timer = setTimer(() => resolve(errorResult(`the evaluator did not finish within the ${DEADLINE_MS / 1000} s deadline`)), DEADLINE_MS);
   });
-  const started = performance.now();
+  const started = now();
   const work = (async () => {
     let value;
     try {
       value = await loaded.fn(request.input);
     } catch (err) {
-      return errorResult(`the evaluator threw ${errorText(err)}`, { stack: stackOf(err) });
+      return errorResult(`the evaluator threw ${errorText(err)}`, { __proto__: null, stack: stackOf(err) });
     }
-    if (performance.now() - started > DEADLINE_MS) {
+    if (now() - started > DEADLINE_MS) {
       return errorResult(`the evaluator did not finish within the ${DEADLINE_MS / 1000} s deadline`);
     }
     const checked = checkResult(value);
     return checked.invalid ? errorResult(`invalid result: the evaluator ${checked.invalid}`) : checked;
   })();
   try {
-    return await Promise.race([work, stop]);
+    return await race(work, stop);
   } finally {
-    clearTimeout(timer);
+    clearTimer(timer);
     current = null;
   }
 }
 
-function send(obj) {
+function send(answer) {
   let line;
   try {
-    line = JSON.stringify(obj);
+    line = encode(answer);
   } catch (err) {
-    line = JSON.stringify({ i: obj.i, outcome: "error", score: null, message: `cannot serialize the result: ${errorText(err)}`, details: null, ms: obj.ms });
+    line = encode({ __proto__: null, i: answer.i, outcome: "error", score: null,
+      message: `cannot serialize the result: ${errorText(err)}`, details: null, ms: answer.ms });
   }
-  const buf = Buffer.from(line + "\n");
-  let offset = 0;
-  while (offset < buf.length) offset += writeSync(PROTOCOL_FD, buf, offset);
+  writeAll(PROTOCOL_FD, line + "\n");
 }
 
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
 for await (const line of rl) {
   if (!line) continue;
-  const request = JSON.parse(line);
-  const started = performance.now();
+  const request = JSONParse(line);
+  const started = now();
   let result;
   try {
     result = await runCall(request);
   } catch (err) {
     result = errorResult(`the evaluator worker failed: ${errorText(err)}`);
   }
-  result.i = request.i;
-  result.ms = Math.round((performance.now() - started) * 1000) / 1000;
-  send(result);
+  const answer = { __proto__: null, i: request.i, outcome: result.outcome, score: result.score, message: result.message,
+    details: result.details, ms: MathRound((now() - started) * 1000) / 1000 };
+  send(answer);
 }

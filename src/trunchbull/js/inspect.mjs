@@ -1,94 +1,109 @@
 // Imports bundled user modules and reports their exports as JSON data. Runs
 // in a sandboxed Node process (permission model, deadline, memory cap set by
 // the caller). Request: JSON file argv[2] = { modules: [{ bundleFile, kind }],
-// aiFallback }. Response: one JSON line per module, in request order.
-import { createRequire } from "node:module";
+// aiFallback }. Response: one JSON line per module, in request order, on
+// fd 1. Replies are built and encoded only with built-ins captured before the
+// first user module is imported (intrinsics.mjs), so user code that pollutes
+// prototypes or globals cannot change them.
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import {
+  ArrayIsArray, ArraySort, JSONParse, ObjectKeys, ObjectSetPrototypeOf, StringIsWellFormed, StringToWellFormed,
+  append, encode, errorText, list, writeAll,
+} from "./intrinsics.mjs";
 import { toJsonData } from "./json_walk.mjs";
 
-const request = JSON.parse(readFileSync(process.argv[2], "utf8"));
-// Module code may print: its output goes to stderr, our protocol keeps stdout.
-const writeOut = process.stdout.write.bind(process.stdout);
+const request = JSONParse(readFileSync(process.argv[2], "utf8"));
+// Every URL is made now: URL.prototype.href is a getter user code could replace.
+const modules = request.modules.map((m) => ({ __proto__: null, kind: m.kind, bundleFile: m.bundleFile,
+  url: pathToFileURL(m.bundleFile).href }));
+const aiFallbackUrl = pathToFileURL(request.aiFallback).href;
+// Module code may print: its output goes to stderr, our protocol keeps fd 1.
 process.stdout.write = process.stderr.write.bind(process.stderr);
 for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
-const aiCache = new Map();
+const aiByUrl = { __proto__: null };
 
-async function loadAi(bundleFile) {
-  let resolved;
+function loadAi(bundleFile) {
+  let url = aiFallbackUrl;
   try {
-    resolved = createRequire(bundleFile).resolve("ai");
+    url = pathToFileURL(createRequire(bundleFile).resolve("ai")).href;
   } catch {
-    resolved = request.aiFallback;
+    // the benchmark does not install `ai`: the toolchain's
   }
-  if (!aiCache.has(resolved)) aiCache.set(resolved, import(pathToFileURL(resolved).href));
-  return aiCache.get(resolved);
-}
-
-function errorText(err) {
-  if (err instanceof Error) return `${err.name}: ${err.message}`;
-  return String(err);
+  if (!(url in aiByUrl)) aiByUrl[url] = import(url);
+  return aiByUrl[url];
 }
 
 async function inspectTool(name, value, bundleFile) {
-  const tool = { name, problems: [] };
+  const tool = { __proto__: null, name: StringToWellFormed(name), problems: list() };
+  if (!StringIsWellFormed(name)) append(tool.problems, "has a name that is not valid Unicode text (a lone surrogate)");
   if (value === null || typeof value !== "object") {
-    tool.problems.push(`is ${value === null ? "null" : typeof value}, not an AI SDK tool object`);
+    append(tool.problems, `is ${value === null ? "null" : typeof value}, not an AI SDK tool object`);
     return tool;
   }
-  if (typeof value.description === "string") tool.description = value.description;
-  else tool.problems.push("has no string description");
-  if (typeof value.execute !== "function") tool.problems.push("has no execute function");
-  const schema = value.inputSchema ?? value.parameters;
+  let description, execute, schema;
+  try {
+    ({ description, execute } = value);
+    schema = value.inputSchema ?? value.parameters;
+  } catch (err) {
+    append(tool.problems, `could not be read: ${errorText(err)}`);
+    return tool;
+  }
+  if (typeof description === "string") tool.description = StringToWellFormed(description);
+  else append(tool.problems, "has no string description");
+  if (typeof execute !== "function") append(tool.problems, "has no execute function");
   if (schema === undefined || schema === null) {
-    tool.problems.push("has no inputSchema");
+    append(tool.problems, "has no inputSchema");
     return tool;
   }
   try {
     const ai = await loadAi(bundleFile);
     const jsonSchema = await ai.asSchema(schema).jsonSchema;
     const walked = toJsonData(jsonSchema);
-    if (walked.errors.length || walked.functions.length || walked.value === null || typeof walked.value !== "object") {
-      tool.problems.push("has an inputSchema that does not convert to a JSON Schema object");
+    if (walked.errors.length || walked.functions.length || walked.value === null || typeof walked.value !== "object"
+      || ArrayIsArray(walked.value)) {
+      append(tool.problems, "has an inputSchema that does not convert to a JSON Schema object");
     } else tool.inputSchema = walked.value;
   } catch (err) {
-    tool.problems.push(`has an inputSchema that is not a schema the AI SDK understands (a zod schema, a Standard Schema, or jsonSchema({...})): ${errorText(err)}`);
+    append(tool.problems, "has an inputSchema that is not a schema the AI SDK understands (a zod schema, a Standard "
+      + `Schema, or jsonSchema({...})): ${errorText(err)}`);
   }
   return tool;
 }
 
-async function inspectModule({ bundleFile, kind }) {
+async function inspectModule({ url, bundleFile, kind }) {
   let mod;
   try {
-    mod = await import(pathToFileURL(bundleFile).href);
+    mod = await import(url);
   } catch (err) {
-    return { ok: false, importError: errorText(err) };
+    return { __proto__: null, ok: false, importError: errorText(err) };
   }
-  const result = { ok: true, exports: Object.keys(mod).sort() };
+  const exports = ObjectKeys(mod);
+  ObjectSetPrototypeOf(exports, null);
+  const result = { __proto__: null, ok: true, exports: ArraySort(exports) };
   if (kind === "tool") {
     if (!("tools" in mod)) return result;
     const tools = mod.tools;
-    if (tools === null || typeof tools !== "object" || Array.isArray(tools)) {
+    if (tools === null || typeof tools !== "object" || ArrayIsArray(tools)) {
       result.toolsProblem = "the `tools` export must be an object mapping tool names to AI SDK tools";
       return result;
     }
-    result.tools = [];
-    for (const name of Object.keys(tools)) result.tools.push(await inspectTool(name, tools[name], bundleFile));
+    result.tools = list();
+    const names = ObjectKeys(tools);
+    for (let i = 0; i < names.length; i++) append(result.tools, await inspectTool(names[i], tools[names[i]], bundleFile));
     return result;
   }
-  if ("default" in mod) {
-    let value = mod.default;
-    result.default = toJsonData(value);
-  }
+  if ("default" in mod) result.default = toJsonData(mod.default);
   return result;
 }
 
-for (const module of request.modules) {
+for (let i = 0; i < modules.length; i++) {
   let result;
   try {
-    result = await inspectModule(module);
+    result = await inspectModule(modules[i]);
   } catch (err) {
-    result = { ok: false, importError: errorText(err) };
+    result = { __proto__: null, ok: false, importError: errorText(err) };
   }
-  writeOut(JSON.stringify(result) + "\n");
+  writeAll(1, encode(result) + "\n");
 }

@@ -2,75 +2,94 @@
 // and every value JSON cannot hold. toJsonData also copies the value into
 // plain JSON data; checkJsonData only checks, for large values that are then
 // serialized as they are (transformer output).
-import { types } from "node:util";
+// Every built-in it calls was captured before user code ran (intrinsics.mjs),
+// it never reads a property through a prototype, and its copies have null
+// prototypes: user code that polluted prototypes cannot change what it
+// reports or what the copy serializes to.
+import {
+  ArrayBufferIsView, ArrayIsArray, ArrayPrototype, JSONStringify, NumberIsFinite, ObjectGetOwnPropertyDescriptor,
+  ObjectGetOwnPropertySymbols, ObjectGetPrototypeOf, ObjectHasOwn, ObjectIs, ObjectKeys, ObjectPrototype,
+  RegExpExec, StringIsWellFormed, StringToWellFormed, append, clip, isDate, isMap, isPromise, isProxy, isRegExp,
+  isSet, list, safeSet,
+} from "./intrinsics.mjs";
 
 const MAX_DEPTH = 64;
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-const { isProxy } = types;
+const NOT_UNICODE = "a string with a lone surrogate (invalid UTF-16) is not valid Unicode text";
 
 export function childPath(path, key) {
   if (typeof key === "number") return `${path}[${key}]`;
-  if (IDENT.test(key)) return path ? `${path}.${key}` : key;
-  return `${path}[${JSON.stringify(key)}]`;
+  if (RegExpExec(IDENT, key) !== null) return path ? `${path}.${key}` : key;
+  return `${path}[${JSONStringify(StringToWellFormed(key))}]`;
 }
 
 function kindOf(value) {
-  if (value instanceof Date) return "a Date";
-  if (value instanceof Map) return "a Map";
-  if (value instanceof Set) return "a Set";
-  if (value instanceof RegExp) return "a RegExp";
-  if (value instanceof Promise) return "a Promise";
-  if (ArrayBuffer.isView(value)) return "a typed array";
-  const ctor = value.constructor && value.constructor.name;
-  return ctor ? `an instance of class ${ctor}` : "an object with a custom prototype";
+  if (isDate(value)) return "a Date";
+  if (isMap(value)) return "a Map";
+  if (isSet(value)) return "a Set";
+  if (isRegExp(value)) return "a RegExp";
+  if (isPromise(value)) return "a Promise";
+  if (ArrayBufferIsView(value)) return "a typed array";
+  let ctor;
+  try {
+    const constructor = value.constructor; // user code may answer: only a string name is taken
+    ctor = typeof constructor === "function" ? constructor.name : undefined;
+  } catch {
+    ctor = undefined;
+  }
+  return typeof ctor === "string" && ctor ? `an instance of class ${clip(ctor, 80)}` : "an object with a custom prototype";
 }
 
 // The array rules, shared by the walk and elementChecker. Why an array
 // itself is not plain (null: it is; its elements are walked apart):
 function arrayProblem(array) {
-  if (Object.getPrototypeOf(array) !== Array.prototype) return "an array subclass is not plain JSON data";
+  if (ObjectGetPrototypeOf(array) !== ArrayPrototype) return "an array subclass is not plain JSON data";
   // JSON.stringify would call it; the copy would not have it.
-  if (Object.hasOwn(array, "toJSON")) return "an array with a toJSON property is not plain JSON data";
+  if (ObjectHasOwn(array, "toJSON")) return "an array with a toJSON property is not plain JSON data";
   return null;
 }
 
 // Element i of a plain array: { value }, or { problem } when the slot is not data.
 function arrayElement(array, i) {
-  if (!(i in array)) return { problem: "a sparse array (missing element) is not JSON data" };
-  const desc = Object.getOwnPropertyDescriptor(array, i);
-  if (desc.get || desc.set) return { problem: "an accessor property (getter/setter) is not plain JSON data" };
-  return { value: desc.value };
+  const desc = ObjectGetOwnPropertyDescriptor(array, i);
+  if (desc === undefined) return { __proto__: null, problem: "a sparse array (missing element) is not JSON data" };
+  if (!ObjectHasOwn(desc, "value")) return { __proto__: null, problem: "an accessor property (getter/setter) is not plain JSON data" };
+  return { __proto__: null, value: desc.value };
 }
 
 // `depth`: how deep `root` itself sits (an element of a checked array: 1).
 function walk(root, copy, depth = 0) {
-  const functions = [];
-  const errors = [];
-  const ancestors = new Set();
+  const functions = list();
+  const errors = list();
+  const ancestors = safeSet();
   // The keys leading to the value being visited; a path string is only built
   // when something is reported, which keeps the clean case allocation-free.
-  const keys = [];
+  const keys = list();
   const here = (key) => {
     let path = "";
-    for (const k of keys) path = childPath(path, k);
+    for (let i = 0; i < keys.length; i++) path = childPath(path, keys[i]);
     return key === undefined ? path : childPath(path, key);
   };
   const bad = (key, problem) => {
-    errors.push({ path: here(key) || "(root)", problem });
+    append(errors, { __proto__: null, path: here(key) || "(root)", problem });
     return null;
   };
 
   // `key`: the key of `value` in its parent (undefined at the root).
   function visit(value, key, depth) {
-    if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+    if (value === null || typeof value === "boolean") return value;
     switch (typeof value) {
+      case "string":
+        if (StringIsWellFormed(value)) return value;
+        bad(key, NOT_UNICODE);
+        return StringToWellFormed(value);
       case "number":
-        if (!Number.isFinite(value)) return bad(key, `${value} is not a finite number`);
-        return Object.is(value, -0) ? 0 : value;
+        if (!NumberIsFinite(value)) return bad(key, `${value} is not a finite number`);
+        return ObjectIs(value, -0) ? 0 : value;
       case "undefined":
         return bad(key, "undefined is not JSON data");
       case "function":
-        functions.push(here(key) || "(root)");
+        append(functions, here(key) || "(root)");
         return null;
       case "bigint":
         return bad(key, "a BigInt is not JSON data");
@@ -82,25 +101,32 @@ function walk(root, copy, depth = 0) {
     if (isProxy(value)) return bad(key, "a Proxy is not plain JSON data");
     if (ancestors.has(value)) return bad(key, "a cycle (the value contains itself)");
     ancestors.add(value);
-    if (key !== undefined) keys.push(key);
+    if (key !== undefined) append(keys, key);
     try {
-      if (Array.isArray(value)) return visitArray(value, depth);
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return bad(undefined, `${kindOf(value)} is not plain JSON data`);
-      if (Object.getOwnPropertySymbols(value).length) return bad(undefined, "an object with Symbol keys is not plain JSON data");
-      const out = copy ? {} : undefined;
-      for (const k of Object.keys(value)) {
-        const desc = Object.getOwnPropertyDescriptor(value, k);
-        if (desc.get || desc.set) {
+      if (ArrayIsArray(value)) return visitArray(value, depth);
+      const proto = ObjectGetPrototypeOf(value);
+      if (proto !== ObjectPrototype && proto !== null) return bad(undefined, `${kindOf(value)} is not plain JSON data`);
+      if (ObjectGetOwnPropertySymbols(value).length) return bad(undefined, "an object with Symbol keys is not plain JSON data");
+      const out = copy ? { __proto__: null } : undefined;
+      const names = ObjectKeys(value);
+      for (let i = 0; i < names.length; i++) {
+        const k = names[i];
+        const desc = ObjectGetOwnPropertyDescriptor(value, k);
+        if (!ObjectHasOwn(desc, "value")) {
           bad(k, "an accessor property (getter/setter) is not plain JSON data");
           continue;
         }
+        let name = k;
+        if (!StringIsWellFormed(k)) {
+          bad(k, "a property name with a lone surrogate (invalid UTF-16) is not valid Unicode text");
+          name = StringToWellFormed(k);
+        }
         const v = visit(desc.value, k, depth + 1);
-        if (copy) out[k] = v;
+        if (copy) out[name] = v;
       }
       return out;
     } finally {
-      if (key !== undefined) keys.pop();
+      if (key !== undefined) keys.length -= 1;
       ancestors.delete(value);
     }
   }
@@ -108,7 +134,7 @@ function walk(root, copy, depth = 0) {
   function visitArray(value, depth) {
     const problem = arrayProblem(value);
     if (problem) return bad(undefined, problem);
-    const out = copy ? new Array(value.length) : undefined;
+    const out = copy ? list(value.length) : undefined;
     for (let i = 0; i < value.length; i++) {
       const element = arrayElement(value, i);
       const v = element.problem ? bad(i, element.problem) : visit(element.value, i, depth + 1);
@@ -118,7 +144,7 @@ function walk(root, copy, depth = 0) {
   }
 
   const value = visit(root, undefined, depth);
-  return { value, functions, errors };
+  return { __proto__: null, value, functions, errors };
 }
 
 /** A plain-JSON copy of `root`, with every function and non-JSON value found. */
@@ -130,7 +156,7 @@ export function toJsonData(root) {
  * lists are empty, JSON.stringify(root) is exactly the JSON of toJsonData's copy. */
 export function checkJsonData(root) {
   const { functions, errors } = walk(root, false);
-  return { functions, errors };
+  return { __proto__: null, functions, errors };
 }
 
 export const NOT_PLAIN = Symbol("not plain JSON data");
@@ -142,7 +168,7 @@ export const NOT_PLAIN = Symbol("not plain JSON data");
  * all plain passes checkJsonData; for one that is not, checkJsonData or
  * toJsonData says why. */
 export function elementChecker(array) {
-  if (!Array.isArray(array) || isProxy(array) || arrayProblem(array)) return null;
+  if (!ArrayIsArray(array) || isProxy(array) || arrayProblem(array)) return null;
   return (i) => {
     const element = arrayElement(array, i);
     if (element.problem) return NOT_PLAIN;
@@ -152,4 +178,13 @@ export function elementChecker(array) {
     const { functions, errors } = walk(element.value, false, 1);
     return functions.length || errors.length ? NOT_PLAIN : element.value;
   };
+}
+
+/** Whether JSON.stringify of data that passed the walk gives exactly the
+ * JSON of its copy: true unless user code made a toJSON reachable from plain
+ * objects or arrays (the only way such data could run code while being
+ * serialized). Checked right before serializing. */
+export function plainStringifySafe() {
+  return !ObjectHasOwn(ObjectPrototype, "toJSON") && !ObjectHasOwn(ArrayPrototype, "toJSON")
+    && ObjectGetPrototypeOf(ArrayPrototype) === ObjectPrototype;
 }
