@@ -32,10 +32,10 @@ export const StringSlice = uncurry(String.prototype.slice);
 export const StringCharCodeAt = uncurry(String.prototype.charCodeAt);
 export const RegExpExec = uncurry(RegExp.prototype.exec);
 export const ArraySort = uncurry(Array.prototype.sort);
-const SetCtor = Set;
-const SetHas = uncurry(Set.prototype.has);
-const SetAdd = uncurry(Set.prototype.add);
-const SetDelete = uncurry(Set.prototype.delete);
+export const SetCtor = Set;
+export const SetHas = uncurry(Set.prototype.has);
+export const SetAdd = uncurry(Set.prototype.add);
+export const SetDelete = uncurry(Set.prototype.delete);
 export const { isProxy, isDate, isMap, isSet, isRegExp, isPromise, isNativeError } = types;
 const fsWriteSync = writeSync;
 const BufferFrom = Buffer.from;
@@ -51,12 +51,6 @@ export function list(length = 0) {
 /** Append to a list() without Array.prototype.push. */
 export function append(items, item) {
   items[items.length] = item;
-}
-
-/** A Set whose methods cannot be replaced. */
-export function safeSet() {
-  const set = new SetCtor();
-  return { __proto__: null, has: (v) => SetHas(set, v), add: (v) => SetAdd(set, v), delete: (v) => SetDelete(set, v) };
 }
 
 /** The JSON text of a reply built from null-prototype objects, lists and primitives. */
