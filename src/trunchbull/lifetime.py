@@ -32,8 +32,9 @@ _scratch: list[Path] = []
 _interrupted: list[int] = []  # the signal that interrupted the command, if any
 
 
-class Interrupted(BaseException):
-    """The command was interrupted by a signal (SIGINT or SIGTERM)."""
+class Interrupted(KeyboardInterrupt):
+    """The command was interrupted by a signal (SIGINT or SIGTERM); a
+    KeyboardInterrupt, so code that stops in order on Ctrl-C does so on both."""
 
     def __init__(self, signum: int):
         super().__init__(signal.Signals(signum).name)
@@ -128,8 +129,7 @@ _deferring: list[bool] = []
 @contextmanager
 def signals_deferred() -> Iterator[None]:
     """A block that a signal must not cut in two (swapping a release into
-    place): a signal meanwhile stops the children at once but is raised only
-    after the block."""
+    place): a signal meanwhile is raised only after the block."""
     _deferring.append(True)
     try:
         yield
@@ -142,23 +142,15 @@ def signals_deferred() -> Iterator[None]:
 def _on_signal(signum: int, _frame) -> None:
     if not _interrupted:
         _interrupted.append(signum)
-        _terminate_all()
         if not _deferring:
             raise Interrupted(signum)
 
 
 def handle_signals() -> None:
-    """SIGINT and SIGTERM stop every child at once and raise Interrupted in
-    the main thread, so that blocks unwind and shutdown() cleans up."""
+    """SIGINT and SIGTERM raise Interrupted in the main thread, so that
+    blocks unwind; shutdown() then stops every child and cleans up."""
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _on_signal)
-
-
-def _terminate_all() -> None:
-    with _lock:
-        children = list(_children)
-    for proc in children:
-        signal_group(proc, signal.SIGTERM if proc.pid in _graceful else signal.SIGKILL)
 
 
 def shutdown() -> None:
@@ -171,6 +163,8 @@ def shutdown() -> None:
     for proc in children:
         if proc.pid not in graceful:
             stop(proc)
+        elif _interrupted:
+            signal_group(proc, signal.SIGTERM)
     for proc in children:
         try:
             proc.wait(timeout=GRACE_S if proc.pid in graceful else None)

@@ -8,7 +8,6 @@ model failure)."""
 from __future__ import annotations
 
 import gc
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -26,6 +26,7 @@ import { echoModel } from "./model_echo.mjs";
 import { createModel } from "./run_models.mjs";
 import { SAMPLE_HEADER, retryingFetch } from "./run_fetch.mjs";
 import { ToolBox } from "./run_tools.mjs";
+import { plainStringifySafe, toJsonData } from "./json_walk.mjs";
 
 const PROTOCOL_FD = Number(process.argv[2]);
 const stringify = JSON.stringify; // captured before any user code runs
@@ -234,7 +235,9 @@ async function runSample(request) {
   };
   let line;
   try {
-    line = stringify(record);
+    // Tool code may have made a toJSON reachable from plain objects: then the
+    // record goes out as a null-prototype copy, which JSON.stringify cannot hook.
+    line = plainStringifySafe() ? stringify(record) : stringify(toJsonData(record).value);
   } catch (err) {
     record.output = "";
     record.toolCalls = [];

@@ -34,6 +34,7 @@ from typing import Callable
 
 import orjson
 
+from trunchbull import lifetime
 from trunchbull.diagnostics import UsageError
 from trunchbull.evaluators.pool import pool_size
 from trunchbull.node import log_tail, sandbox_flags
@@ -75,8 +76,7 @@ class _Worker:
     inbox: bytes = b""
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
+        lifetime.stop(self.proc)
         self.proc.wait()
         self.close_fds()
 
@@ -126,8 +126,8 @@ class WorkerPool:
         cmd = [str(self.tc.node), *sandbox_flags([*self.read_paths, JS_DIR, self.tc.root], WORKER_MEMORY_MB),
                str(WORKER_SCRIPT), str(write_fd)]
         try:
-            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=log, stderr=log, pass_fds=(write_fd,),
-                                    env=self.env, cwd=str(self.cwd))
+            proc = lifetime.spawn(cmd, stdin=subprocess.PIPE, stdout=log, stderr=log, pass_fds=(write_fd,),
+                                  env=self.env, cwd=str(self.cwd))
         finally:
             os.close(write_fd)
         assert proc.stdin is not None
@@ -158,7 +158,7 @@ class WorkerPool:
             try:
                 worker.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                worker.proc.kill()
+                lifetime.stop(worker.proc)
                 worker.proc.wait()
             worker.in_fd = -1
             worker.close_fds()
@@ -243,8 +243,12 @@ class WorkerPool:
         now = time.monotonic()
         for line in lines:
             tag, _, rest = line.partition(b"\t")
+            parts = rest.split(b"\t", 2 if tag == b"r" else 1)
+            if tag in (b"r", b"s", b"e") and (len(parts) != (3 if tag == b"r" else 2)
+                                               or not all(p.isdigit() for p in parts[:2 if tag != b"r" else 1])):
+                continue  # not a protocol line (user code wrote to the channel): its sample ends when the worker does
             if tag == b"r":
-                k_text, kind, record = rest.split(b"\t", 2)
+                k_text, kind, record = parts
                 k = int(k_text)
                 item = worker.inflight.pop(k, None)
                 if item is None:
@@ -253,7 +257,7 @@ class WorkerPool:
                     for key in [key for key in worker.open_tools if key[0] == k]:
                         del worker.open_tools[key]
                 if on_record is not None:
-                    on_record(item.sample, None if kind == b"-" else kind.decode(), record)
+                    on_record(item.sample, None if kind == b"-" else kind.decode(errors="replace"), record)
             elif tag == b"s":
                 k_text, n_text = rest.split(b"\t")
                 worker.open_tools[(int(k_text), int(n_text))] = now
