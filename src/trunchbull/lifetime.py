@@ -28,6 +28,7 @@ GRACE_S = 5.0  # how long a graceful child may take to exit at shutdown
 _lock = threading.RLock()  # re-entrant: the signal handler runs on the main thread, which may hold it
 _children: list[subprocess.Popen] = []
 _graceful: set[int] = set()  # pids of children that exit by themselves
+_shared_group: set[int] = set()  # pids of children left in the CLI's own process group
 _scratch: list[Path] = []
 _interrupted: list[int] = []  # the signal that interrupted the command, if any
 
@@ -41,16 +42,18 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
-def spawn(cmd: list[str], *, graceful: bool = False, **popen_kwargs) -> subprocess.Popen:
-    """subprocess.Popen, in a new session (its own process group), registered."""
+def spawn(cmd: list[str], *, graceful: bool = False, own_group: bool = True, **popen_kwargs) -> subprocess.Popen:
+    """subprocess.Popen, registered; in a new session (its own process group)
+    unless `own_group` is False: a child that must die with the CLI even when
+    the CLI's group is killed at once (a run's workers) stays in it."""
     if _interrupted:  # a late start on another thread while the command is being stopped
         raise Interrupted(_interrupted[0])
-    proc = subprocess.Popen(cmd, start_new_session=True, **popen_kwargs)
+    proc = subprocess.Popen(cmd, start_new_session=own_group, **popen_kwargs)
     with _lock:
         _children[:] = [p for p in _children if p.returncode is None]  # forget the reaped
         _children.append(proc)
-        if graceful:
-            _graceful.add(proc.pid)
+        for flag, pids in ((graceful, _graceful), (not own_group, _shared_group)):
+            (pids.add if flag else pids.discard)(proc.pid)  # a pid may be a reaped child's again
     return proc
 
 
@@ -69,11 +72,15 @@ def run(cmd: list[str], **popen_kwargs) -> subprocess.CompletedProcess:
 
 
 def signal_group(proc: subprocess.Popen, signum: int) -> None:
-    """Send `signum` to the child's process group (nothing if it was reaped)."""
+    """Send `signum` to the child's process group, or to the child alone when
+    it shares the CLI's (nothing if it was reaped)."""
     if proc.returncode is not None:
         return
     try:
-        os.killpg(proc.pid, signum)
+        if proc.pid in _shared_group:
+            os.kill(proc.pid, signum)
+        else:
+            os.killpg(proc.pid, signum)
     except (ProcessLookupError, PermissionError):
         pass
 

@@ -23,9 +23,16 @@ const services = [];
 const spawn = childProcess.spawn;
 childProcess.spawn = function (...args) {
   const child = spawn.apply(this, args);
-  services.push(new Promise((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once("exit", done))));
+  services.push(child);
   return child;
 };
+// Resolves once the child has exited and been reaped (esbuild unrefs it when
+// idle, which would let Node exit without waiting: it is ref'd again here).
+function exited(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  child.ref();
+  return new Promise((done) => child.once("exit", done));
+}
 const esbuild = requireTool("esbuild");
 const parser = requireTool("@babel/parser");
 
@@ -106,7 +113,7 @@ async function handle(request) {
 // teardown of the heap: nothing is pending).
 async function exit(code) {
   await esbuild.stop?.();
-  await Promise.all(services);
+  await Promise.all(services.map(exited));
   process.exit(code);
 }
 // SIGTERM (the command was interrupted) ends the helper the same way.

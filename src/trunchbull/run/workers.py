@@ -126,8 +126,9 @@ class WorkerPool:
         cmd = [str(self.tc.node), *sandbox_flags([*self.read_paths, JS_DIR, self.tc.root], WORKER_MEMORY_MB),
                str(WORKER_SCRIPT), str(write_fd)]
         try:
-            proc = lifetime.spawn(cmd, stdin=subprocess.PIPE, stdout=log, stderr=log, pass_fds=(write_fd,),
-                                  env=self.env, cwd=str(self.cwd))
+            # In the CLI's process group: a run killed as a group (SIGKILL included) takes its workers along.
+            proc = lifetime.spawn(cmd, own_group=False, stdin=subprocess.PIPE, stdout=log, stderr=log,
+                                  pass_fds=(write_fd,), env=self.env, cwd=str(self.cwd))
         finally:
             os.close(write_fd)
         assert proc.stdin is not None
