@@ -1,6 +1,7 @@
 """Recorded model responses (SPEC §6): one JSON object per line, `caseId`,
 `output`, and optionally `toolCalls`, `finishReason`, `usage`. Parsed in one
-pass that reports every problem with its line."""
+pass (jsonl.py: memory bounded, hostile lines diagnosed) that reports every
+problem with its line."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import orjson
 
 from trunchbull.diagnostics import Diagnostic
 from trunchbull.ids import json_type
+from trunchbull.jsonl import read_lines
 
 RESPONSE_KEYS = ("caseId", "output", "toolCalls", "finishReason", "usage")
 
@@ -28,18 +30,12 @@ def parse_responses(data: bytes, display: str, case_ids) -> tuple[dict[str, Resp
     problems: list[Diagnostic] = []
     responses: dict[str, Response] = {}
     suggested = [0]
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    loads = orjson.loads
     new = tuple.__new__
-    for number, raw in enumerate(data.split(b"\n"), 1):
-        try:
-            obj = loads(raw)
-        except orjson.JSONDecodeError as err:
-            if not raw or raw.isspace():
-                continue
-            problems.append(Diagnostic("response-json", f"invalid JSON: {err.msg}", display, number, err.colno,
-                                       "each line must be one complete JSON object"))
+    for number, obj, problem in read_lines(data):
+        if problem is not None:
+            problems.append(Diagnostic("response-json", problem.message, display, number, problem.col,
+                                       "the file was cut off mid-write: complete or remove its last line" if problem.torn
+                                       else "each line must be one complete JSON object"))
             continue
         # the common case, checked in one go; anything else is diagnosed below
         if type(obj) is dict:

@@ -55,11 +55,19 @@ class StaticReader {
     return undefined;
   }
 
+  // A string value must be valid Unicode text (it is written as UTF-8).
+  text(node, value, path) {
+    if (typeof value === "string" && value.isWellFormed()) return value;
+    return this.fail(node, "config-not-static", `${path || "the config"} is a string with a lone surrogate, which is not valid Unicode text`,
+      "write the text without unpaired \\uD800-\\uDFFF escapes");
+  }
+
   literal(node, path) {
     node = unwrap(node);
     if (path) this.locations[path] ??= loc(node);
     switch (node.type) {
       case "StringLiteral":
+        return this.text(node, node.value, path);
       case "NumericLiteral":
       case "BooleanLiteral":
         return node.value;
@@ -71,7 +79,7 @@ class StaticReader {
         break;
       }
       case "TemplateLiteral":
-        if (node.expressions.length === 0) return node.quasis.map((q) => q.value.cooked).join("");
+        if (node.expressions.length === 0) return this.text(node, node.quasis.map((q) => q.value.cooked).join(""), path);
         break;
       case "ArrayExpression": {
         const out = [];
@@ -93,7 +101,7 @@ class StaticReader {
             this.fail(prop, "config-not-static", `${path || "the config"} contains ${what}`, STATIC_HINT);
             continue;
           }
-          const key = prop.key.type === "Identifier" ? prop.key.name : String(prop.key.value);
+          const key = (prop.key.type === "Identifier" ? prop.key.name : String(prop.key.value)).toWellFormed();
           const childPath = path ? `${path}.${key}` : key;
           if (Object.prototype.hasOwnProperty.call(out, key)) {
             this.fail(prop.key, "config-duplicate-key", `duplicate key "${key}"`, "remove one of the two entries");

@@ -19,6 +19,8 @@ import orjson
 
 from trunchbull.diagnostics import UsageError
 from trunchbull.files import write_atomic
+from trunchbull.jsonl import read_lines
+from trunchbull.userfiles import MISSING, FileProblem, read_file
 
 RUN_JSON = "run.json"
 RESPONSES = "responses.jsonl"
@@ -57,25 +59,22 @@ def read_records(path: Path, drop_torn: bool = False) -> RecordedRun:
     process died writing it): with `drop_torn`, it is cut off the file so
     that the next record starts on a line of its own."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return RecordedRun({})
-    except OSError as err:
-        raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
+        data = read_file(path)
+    except FileProblem as problem:
+        if problem.kind == MISSING:
+            return RecordedRun({})
+        raise UsageError(f"{path} {problem}") from None
     torn = bool(data) and not data.endswith(b"\n")
     end = data.rfind(b"\n") + 1
     if torn and drop_torn:
         os.truncate(path, end)
     records: dict[tuple[str, int], dict] = {}
     duplicates = 0
-    for number, line in enumerate(data[:end].split(b"\n")[:-1], 1):
-        if not line.strip():
-            continue
-        try:
-            row = orjson.loads(line)
-        except orjson.JSONDecodeError as err:
-            raise UsageError(f"{path}:{number}: not a record (invalid JSON: {err.msg}); "
-                             "the log was changed by hand, or by something other than trunchbull") from None
+    # The same defensive reader as grade's (jsonl.py); the torn last line is left out.
+    for number, row, problem in read_lines(data[:end] if torn else data):
+        if problem is not None:
+            raise UsageError(f"{path}:{number}: not a record ({problem.message}); "
+                             "the log was changed by hand, or by something other than trunchbull")
         if type(row) is not dict or type(row.get("caseId")) is not str or type(row.get("repeat")) is not int:
             raise UsageError(f"{path}:{number}: not a record (needs a string caseId and an integer repeat)")
         key = (row["caseId"], row["repeat"])
