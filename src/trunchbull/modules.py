@@ -142,10 +142,15 @@ def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list
                    on_inspected: Callable[[ModuleReport], None] | None) -> int:
     received = 0
     garbled = False  # a reply that is not an inspection: the channel cannot be trusted after it
+    polluted = False
 
     def on_line(line: bytes) -> bool:
         nonlocal received, garbled
+        nonlocal polluted
         if received >= len(batch):
+            return True
+        if line.startswith(b"!polluted"):  # the last module changed built-ins: the rest go to a fresh process
+            polluted = True
             return True
         report = batch[received]
         try:
@@ -171,6 +176,8 @@ def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list
                                   read_paths=[*read_paths, tmp, *{r.bundle_file.parent for r in batch}])
     if received >= len(batch):
         return len(batch)
+    if polluted:
+        return received
     stuck = batch[received]
     if garbled:
         message = "the module's inspection could not be read: something other than the inspection was written to its reply channel"

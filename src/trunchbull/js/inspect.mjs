@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import {
   ArrayIsArray, ArraySort, JSONParse, ObjectKeys, ObjectSetPrototypeOf, StringIsWellFormed, StringToWellFormed,
-  append, encode, errorText, list, writeAll,
+  append, encode, errorText, exitProcess, list, writeAll,
 } from "./intrinsics.mjs";
 import { toJsonData } from "./json_walk.mjs";
 
@@ -23,6 +23,41 @@ const aiFallbackUrl = pathToFileURL(request.aiFallback).href;
 process.stdout.write = process.stderr.write.bind(process.stderr);
 for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
 const aiByUrl = { __proto__: null };
+
+// What a module could pollute for the modules after it (and for Node's own
+// internals): the built-in prototypes and namespaces, as they were before
+// any user code ran. When a module changed them, the modules after it are
+// inspected in a fresh process (the line "!polluted" tells the caller).
+const WATCHED = [Object.prototype, Array.prototype, String.prototype, Function.prototype, RegExp.prototype,
+  Promise.prototype, Number.prototype, Boolean.prototype, Symbol.prototype, Error.prototype, Map.prototype,
+  Set.prototype, Object, Array, JSON, Reflect, Promise, globalThis];
+const ReflectOwnKeys = Reflect.ownKeys;
+const getDescriptor = Object.getOwnPropertyDescriptor;
+const getProto = Object.getPrototypeOf;
+function snapshot() {
+  const parts = list();
+  for (let i = 0; i < WATCHED.length; i++) {
+    const target = WATCHED[i];
+    const keys = ReflectOwnKeys(target);
+    append(parts, getProto(target));
+    append(parts, keys.length);
+    for (let j = 0; j < keys.length; j++) {
+      const d = getDescriptor(target, keys[j]);
+      append(parts, keys[j]);
+      append(parts, d.value);
+      append(parts, d.get);
+      append(parts, d.set);
+    }
+  }
+  return parts;
+}
+const pristine = snapshot();
+function polluted() {
+  const now = snapshot();
+  if (now.length !== pristine.length) return true;
+  for (let i = 0; i < now.length; i++) if (now[i] !== pristine[i] && !(now[i] !== now[i] && pristine[i] !== pristine[i])) return true;
+  return false;
+}
 
 function loadAi(bundleFile) {
   let url = aiFallbackUrl;
@@ -106,4 +141,8 @@ for (let i = 0; i < modules.length; i++) {
     result = { __proto__: null, ok: false, importError: errorText(err) };
   }
   writeAll(1, encode(result) + "\n");
+  if (i + 1 < modules.length && polluted()) {
+    writeAll(1, "!polluted\n");
+    exitProcess(0);
+  }
 }
