@@ -11,6 +11,14 @@ CSV_COLUMNS = ("id", "prompt", "expected", "description")
 
 
 def read_csv_cases(data: bytes, data_path: str, module_path: str, report: Report) -> list[CaseDraft]:
+    try:
+        return _read_csv_cases(data, data_path, module_path, report)
+    except csv.Error as err:  # e.g. a bare carriage return inside an unquoted field
+        report(Where(data_path), "csv-syntax", f"the CSV file could not be parsed: {err}", "check its quoting (RFC 4180)")
+        return []
+
+
+def _read_csv_cases(data: bytes, data_path: str, module_path: str, report: Report) -> list[CaseDraft]:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
