@@ -30,7 +30,7 @@ const aiByUrl = { __proto__: null };
 // inspected in a fresh process (the line "!polluted" tells the caller).
 const WATCHED = [Object.prototype, Array.prototype, String.prototype, Function.prototype, RegExp.prototype,
   Promise.prototype, Number.prototype, Boolean.prototype, Symbol.prototype, Error.prototype, Map.prototype,
-  Set.prototype, Object, Array, JSON, Reflect, Promise, globalThis];
+  Set.prototype, Object, Array, JSON, Reflect, Promise];
 const ReflectOwnKeys = Reflect.ownKeys;
 const getDescriptor = Object.getOwnPropertyDescriptor;
 const getProto = Object.getPrototypeOf;
