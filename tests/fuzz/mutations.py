@@ -122,12 +122,18 @@ def _replace_file(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
 
 
+def _writable(path: Path) -> bool:
+    """A regular file of the copy itself: never written through a symlink
+    (one may point out of the trial) nor into a named pipe."""
+    return path.is_file() and not path.is_symlink()
+
+
 def apply(root: Path, change: tuple, sockets: list) -> None:
     kind = change[0]
     if kind == "bytes":
         _, name, offset, insert, delete = change
         path = root / name
-        if not path.is_file():
+        if not _writable(path):
             return
         data = path.read_bytes()
         offset = min(offset, len(data))
@@ -135,12 +141,12 @@ def apply(root: Path, change: tuple, sockets: list) -> None:
     elif kind == "statement":
         _, name, statement = change
         path = root / name
-        if path.is_file():
+        if _writable(path):
             path.write_text(statement + "\n" + path.read_text(errors="replace"))
     elif kind == "value":
         _, name, index, value = change
         path = root / name
-        if not path.is_file():
+        if not _writable(path):
             return
         text = path.read_text(errors="replace")
         quotes = [i for i, c in enumerate(text) if c == '"']
@@ -149,6 +155,7 @@ def apply(root: Path, change: tuple, sockets: list) -> None:
             start, end = literals[index % len(literals)]
             path.write_text(text[:start] + value + text[end + 1:])
     elif kind == "config":
+        _replace_file(root / "benchmark.config.ts")
         (root / "benchmark.config.ts").write_text(f"export default {change[1]}\n")
     elif kind == "lines":
         _lines(root / change[1], change[2])
@@ -157,7 +164,7 @@ def apply(root: Path, change: tuple, sockets: list) -> None:
 
 
 def _lines(path: Path, how: str) -> None:
-    if not path.is_file():
+    if not _writable(path):
         return
     data = path.read_bytes()
     lines = data.split(b"\n")
@@ -200,8 +207,10 @@ def _special(root: Path, kind: str, place: str, sockets: list) -> None:
         os.symlink("nowhere/at/all", path)
     elif kind == "symlink-devzero":
         os.symlink("/dev/zero", path)
-    elif kind == "symlink-outside":
-        os.symlink("/etc/hostname", path)
+    elif kind == "symlink-outside":  # to a file beside the benchmark root, outside it
+        outside = root.parent / "outside.ts"
+        outside.write_text('export default { id: "outside", prompt: "p", evaluate: { kind: "non_empty" } }\n')
+        os.symlink(outside, path)
     elif kind == "empty":
         path.write_bytes(b"")
     elif kind == "bad-utf8-name":
