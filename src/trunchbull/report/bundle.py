@@ -8,12 +8,12 @@ lockfile), so only the first report after a change pays for esbuild."""
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
+from trunchbull import lifetime
 from trunchbull.diagnostics import UsageError
 from trunchbull.files import write_atomic
 from trunchbull.toolchain import JS_DIR, cache_root, toolchain
@@ -47,11 +47,10 @@ def bundle_front_end() -> FrontEnd:
             return FrontEnd(out["js"], out["css"])
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
             pass
-    proc = subprocess.run([str(tc.node), str(JS_DIR / "report_bundle.mjs"), str(ENTRY)], capture_output=True,
-                          env=tc.base_env(), cwd=WEB_DIR)
+    proc = lifetime.run([str(tc.node), str(JS_DIR / "report_bundle.mjs"), str(ENTRY)], env=tc.base_env(), cwd=WEB_DIR)
     if proc.returncode != 0:
         raise UsageError(f"bundling the report's front end failed (is the toolchain complete? "
-                         f"delete it to reinstall): {proc.stderr.decode(errors='replace').strip()}")
+                         f"delete it to reinstall): {proc.stderr.strip()}")
     out = orjson.loads(proc.stdout)
     if cached is not None:
         try:

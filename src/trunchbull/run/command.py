@@ -15,7 +15,6 @@ import gc
 import importlib
 import signal
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import orjson
 
-from trunchbull import __version__
+from trunchbull import __version__, lifetime
 from trunchbull.diagnostics import UsageError
 from trunchbull.grading.command import check_fail_under, fail_under_verdict
 from trunchbull.grading.grader import Sample as GradedSample
@@ -193,8 +192,8 @@ def _run(args) -> int:
     try:
         hits = cache.lookup([s.key for s in todo]) if cache is not None and todo else {}
         to_run = [s for s in todo if s.key not in hits]
-        with tempfile.TemporaryDirectory(prefix="trunchbull-run-") as workdir:
-            pool = _start_pool(release, options, Path(workdir)) if to_run else None
+        with lifetime.scratch_dir("trunchbull-run-") as workdir:
+            pool = _start_pool(release, options, workdir) if to_run else None
             try:
                 if previous is None:
                     run_dir.mkdir(parents=True, exist_ok=True)
