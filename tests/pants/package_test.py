@@ -25,7 +25,8 @@ from pants.engine.fs import Digest, DigestContents
 from pants.testutil.rule_runner import QueryRule, RuleRunner
 
 from trunchbull_pants import register
-from trunchbull_pants.rules import CompiledRelease, CompileReleaseRequest, TrunchbullReleaseFieldSet
+from trunchbull_pants.compile_release import CompiledRelease, CompileReleaseRequest
+from trunchbull_pants.goals.package import TrunchbullReleaseFieldSet
 
 
 def _checkout() -> Path:

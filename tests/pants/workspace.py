@@ -93,7 +93,7 @@ class Workspace:
 
     def stop_pantsd(self) -> None:
         """Stop the pantsd that this workspace started (by its pid file)."""
-        for pid_file in (self.root / ".pants.d").glob("**/pantsd/pid"):
+        for pid_file in (self.root / ".pids").glob("*/pantsd/pid"):
             try:
                 pid = int(pid_file.read_text().strip())
             except (OSError, ValueError):
