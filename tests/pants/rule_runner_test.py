@@ -51,7 +51,7 @@ def rule_runner() -> RuleRunner:
         ],
         target_types=[*core.target_types(), *python_backend.target_types(), *register.target_types()],
     )
-    runner.set_options([], env_inherit={"PATH", "HOME"})
+    runner.set_options(["--trunchbull-toolchain-lockfile=//:npm-toolchain-lock"], env_inherit={"PATH", "HOME"})
     return runner
 
 
