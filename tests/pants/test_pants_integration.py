@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from workspace import REPO, Workspace, fifty_evals
+from workspace import REPO, Workspace, buildgrid as buildgrid_server, fifty_evals, remote_cache_options
 
 pytestmark = pytest.mark.slow
 
@@ -223,72 +223,11 @@ def test_rule_runner_tests_pass_under_pants() -> None:
 # Remote cache (REAPI) with a real BuildGrid server on 127.0.0.1
 # -----------------------------------------------------------------------------------------------
 
-BUILDGRID_CONFIG = """\
-thread-pool-size: 64
-server:
-  - !channel
-    address: "127.0.0.1:{port}"
-    insecure-mode: true
-storages:
-  - !disk-storage &cas
-    path: {cas}
-caches:
-  - !lru-action-cache &ac
-    storage: *cas
-    max-cached-refs: 100000
-    allow-updates: true
-instances:
-  - name: ""
-    services:
-      - !action-cache
-        cache: *ac
-      - !cas
-        storage: *cas
-      - !bytestream
-        storage: *cas
-"""
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def buildgrid(tmp_path: Path):
     """A BuildGrid CAS + ActionCache on 127.0.0.1 (installed from PyPI into .cache/ on first use)."""
-    import socket
-    import time
-
-    bgd = Path(os.environ.get("TRUNCHBULL_BGD") or REPO / ".cache" / "buildgrid-venv" / "bin" / "bgd")
-    if not bgd.exists():
-        subprocess.run([str(REPO / "bench" / "pants.py"), "--install-buildgrid"], check=True)
-    port = _free_port()
-    config = tmp_path / "buildgrid.yml"
-    config.write_text(BUILDGRID_CONFIG.format(port=port, cas=tmp_path / "cas"))
-    log = (tmp_path / "bgd.log").open("w")
-    proc = subprocess.Popen([str(bgd), "server", "start", str(config)], stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError((tmp_path / "bgd.log").read_text())
-                time.sleep(0.3)
-        yield f"grpc://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with buildgrid_server(tmp_path / "buildgrid") as address:
+        yield address
 
 
 STEP_PREFIXES = ("Scan imports", "Bundle and inspect", "Expand the cases", "Assemble the release",
@@ -300,9 +239,7 @@ def test_remote_cache_serves_a_rebuild_from_an_empty_local_store(buildgrid: str,
     try:
         ws.copy_example("support")
         ws.write(fifty_evals(n=5))
-        remote = [f"--remote-store-address={buildgrid}", "--remote-cache-read", "--remote-cache-write",
-                  "--remote-store-rpc-concurrency=16", "--remote-cache-rpc-concurrency=16",
-                  "--no-pantsd", "--stats-log"]
+        remote = [*remote_cache_options(buildgrid), "--no-pantsd", "--stats-log"]
         targets = ["examples/support:release", "bench50:release"]
 
         # 1. Cold local store: everything runs and is written to the remote cache.

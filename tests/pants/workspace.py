@@ -17,9 +17,12 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 REPO = Path(__file__).resolve().parents[2]
 PANTS = REPO / "pants"
@@ -224,6 +227,104 @@ class AdoptedRepo(BuildRoot):
     def commit(self, message: str = "commit") -> None:
         self.git("add", "-A")
         self.git("commit", "-qm", message)
+
+
+# -----------------------------------------------------------------------------------------------
+# A REAPI remote cache: BuildGrid's CAS + ActionCache on 127.0.0.1
+# -----------------------------------------------------------------------------------------------
+
+BUILDGRID_VERSION = "0.4.4"  # the release that installs on Python 3.11
+
+BUILDGRID_CONFIG = """\
+thread-pool-size: 64
+server:
+  - !channel
+    address: "127.0.0.1:{port}"
+    insecure-mode: true
+storages:
+  - !disk-storage &cas
+    path: {cas}
+caches:
+  - !lru-action-cache &ac
+    storage: *cas
+    max-cached-refs: 100000
+    allow-updates: true
+instances:
+  - name: ""
+    services:
+      - !action-cache
+        cache: *ac
+      - !cas
+        storage: *cas
+      - !bytestream
+        storage: *cas
+"""
+
+
+def install_buildgrid() -> Path:
+    """BuildGrid from PyPI in .cache/buildgrid-venv/ (once); returns its `bgd`."""
+    configured = os.environ.get("TRUNCHBULL_BGD")
+    if configured:
+        return Path(configured)
+    venv = REPO / ".cache" / "buildgrid-venv"
+    bgd = venv / "bin" / "bgd"
+    if bgd.exists():
+        return bgd
+    candidates = [shutil.which("python3.11"), *sorted(str(p) for p in Path.home().glob(".pyenv/versions/3.11*/bin/python3.11"))]
+    python = next((c for c in candidates if c), None) or sys.executable
+    subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check",
+                    f"buildgrid=={BUILDGRID_VERSION}"], check=True)
+    return bgd
+
+
+def _ephemeral_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def buildgrid(directory: Path) -> Iterator[str]:
+    """A BuildGrid server (its CAS on disk under `directory`) on an ephemeral port of 127.0.0.1,
+    for as long as the context lasts; yields its `grpc://` address."""
+    import socket
+
+    bgd = install_buildgrid()
+    directory.mkdir(parents=True, exist_ok=True)
+    port = _ephemeral_port()
+    config = directory / "buildgrid.yml"
+    config.write_text(BUILDGRID_CONFIG.format(port=port, cas=directory / "cas"))
+    with (directory / "bgd.log").open("w") as log:
+        proc = subprocess.Popen([str(bgd), "server", "start", str(config)], stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        raise AssertionError((directory / "bgd.log").read_text())
+                    time.sleep(0.3)
+            yield f"grpc://127.0.0.1:{port}"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def remote_cache_options(address: str, *, write: bool = True) -> list[str]:
+    """Pants' own remote-cache options for a BuildGrid at `address`. BuildGrid's default gRPC
+    thread pool is small and the toolchain is thousands of blobs: Pants' concurrency is capped."""
+    return [f"--remote-store-address={address}", "--remote-instance-name=", "--remote-cache-read",
+            f"--{'' if write else 'no-'}remote-cache-write", "--remote-store-rpc-concurrency=16",
+            "--remote-cache-rpc-concurrency=16"]
 
 
 def fifty_evals(root: str = "bench50", n: int = 50) -> dict[str, str]:
