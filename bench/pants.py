@@ -80,8 +80,12 @@ class Bench:
                     run = self.pants(*store, *options, "--stats-log", "package", TARGET)
                     executed = run.counter("local_execution_requests")
                     packages.append(run.seconds)
-                    print(f"    package: {run.seconds:.2f} s, local executions {executed}, remote hits "
-                          f"{run.counter('remote_cache_requests_cached')}", file=sys.stderr, flush=True)
+                    print(
+                        f"    package: {run.seconds:.2f} s, local executions {executed}, remote hits "
+                        f"{run.counter('remote_cache_requests_cached')}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
         self.repo.stop_pantsd()
         return floors, packages
 
@@ -128,38 +132,50 @@ def main() -> int:
             if not args.no_remote:
                 with buildgrid(tmp / "buildgrid") as address:
                     write = remote_cache_options(address, write=True)
-                    bench.pants("--no-pantsd", f"--local-store-dir={tmp / 'stores' / 'writer'}", *write,
-                                "package", TARGET)
+                    bench.pants(
+                        "--no-pantsd", f"--local-store-dir={tmp / 'stores' / 'writer'}", *write, "package", TARGET
+                    )
                     repo.stop_pantsd()
-                    floors, packages = bench.cold_pair(remote_cache_options(address, write=False), tmp / "stores",
-                                                       args.rounds)
+                    floors, packages = bench.cold_pair(
+                        remote_cache_options(address, write=False), tmp / "stores", args.rounds
+                    )
                     bench.report_pair("empty local store, warm remote cache, cold pantsd", floors, packages, 2.0)
 
             # 3. Edits, pantsd warm.
             bench.pants("package", TARGET)
-            bench.row("floor: pants --version (warm pantsd)",
-                      f"{statistics.median(bench.pants('--version').seconds for _ in range(5)):.2f} s")
+            bench.row(
+                "floor: pants --version (warm pantsd)",
+                f"{statistics.median(bench.pants('--version').seconds for _ in range(5)):.2f} s",
+            )
             node = REPO / ".cache" / "toolchain" / "node_modules" / ".bin" / "node"
             if node.exists():
-                one_node = statistics.median(timed(lambda: subprocess.run([str(node), "-e", ""], check=True))
-                                             for _ in range(5))
+                one_node = statistics.median(
+                    timed(lambda: subprocess.run([str(node), "-e", ""], check=True)) for _ in range(5)
+                )
                 bench.row("floor: one Node process", f"{one_node:.2f} s")
-            bench.row("warm no-op (target <= 1.5 s)",
-                      f"{statistics.median(bench.pants('package', TARGET).seconds for _ in range(5)):.2f} s")
+            bench.row(
+                "warm no-op (target <= 1.5 s)",
+                f"{statistics.median(bench.pants('package', TARGET).seconds for _ in range(5)):.2f} s",
+            )
 
             def edit(rel: str, old: str, tgt: str = TARGET) -> float:
                 path = repo.root / rel
                 path.write_text(path.read_text().replace(old, f"{old} {uuid.uuid4().hex[:6]}", 1))
                 return bench.pants("package", tgt).seconds
 
-            bench.row("one-eval edit (target <= 3 s)",
-                      f"{statistics.median(edit('benchmark/evals/e20.ts', 'Eval') for _ in range(3)):.2f} s")
-            bench.row("shared-helper edit (5 evals)",
-                      f"{statistics.median(edit('benchmark/lib/shared.ts', 'Answer') for _ in range(3)):.2f} s")
+            bench.row(
+                "one-eval edit (target <= 3 s)",
+                f"{statistics.median(edit('benchmark/evals/e20.ts', 'Eval') for _ in range(3)):.2f} s",
+            )
+            bench.row(
+                "shared-helper edit (5 evals)",
+                f"{statistics.median(edit('benchmark/lib/shared.ts', 'Answer') for _ in range(3)):.2f} s",
+            )
             data = "//examples/data:release"
             bench.pants("package", data)
             transformer = statistics.median(
-                edit("examples/data/evals/trivia/transform.ts", "// A case transformer", data) for _ in range(3))
+                edit("examples/data/evals/trivia/transform.ts", "// A case transformer", data) for _ in range(3)
+            )
             bench.row("transformer edit (examples/data)", f"{transformer:.2f} s")
         finally:
             repo.cleanup()

@@ -136,7 +136,9 @@ async def build_core(_: CoreRequest, subsystem: TrunchbullSubsystem) -> Trunchbu
     # they were not set: then the resolve's, as Pants does for its tools. (Pants would otherwise
     # apply the repository's `[python].interpreter_constraints` to the default lockfile too.)
     from_resolve = subsystem.install_from_resolve and subsystem.options.is_default("interpreter_constraints")
-    request = subsystem.to_pex_request(interpreter_constraints=None if from_resolve else subsystem.interpreter_constraints)
+    request = subsystem.to_pex_request(
+        interpreter_constraints=None if from_resolve else subsystem.interpreter_constraints
+    )
     # Not `internal_only`: the PEX picks its interpreter from its constraints when it runs, so no
     # interpreter lookup has to run first (see the module docstring).
     request = dataclasses.replace(request, internal_only=False, layout=PexLayout.PACKED)

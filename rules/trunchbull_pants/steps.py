@@ -1,12 +1,12 @@
 """The per-module compile steps, each a cached `CoreProcess`:
 
-    bundle-inspect   1 per eval/tool module; inputs: the module and what it imports
-                     (inferred; not the transformers it names), the installed dependencies
-                     (linked)
-    transform-run    2 per eval with a transformer (`--run 1`, `--run 2`); inputs: its report,
-                     the transformer and its sources, the installed dependencies (linked)
-    expand           1 per eval module; inputs: its report + bundle, the files it reads
-                     (inferred), the two run records
+bundle-inspect   1 per eval/tool module; inputs: the module and what it imports
+                 (inferred; not the transformers it names), the installed dependencies
+                 (linked)
+transform-run    2 per eval with a transformer (`--run 1`, `--run 2`); inputs: its report,
+                 the transformer and its sources, the installed dependencies (linked)
+expand           1 per eval module; inputs: its report + bundle, the files it reads
+                 (inferred), the two run records
 """
 
 from __future__ import annotations
@@ -15,7 +15,16 @@ import json
 from dataclasses import dataclass
 
 from pants.engine.addresses import Address
-from pants.engine.fs import EMPTY_DIGEST, AddPrefix, Digest, DigestContents, DigestSubset, MergeDigests, PathGlobs, RemovePrefix
+from pants.engine.fs import (
+    EMPTY_DIGEST,
+    AddPrefix,
+    Digest,
+    DigestContents,
+    DigestSubset,
+    MergeDigests,
+    PathGlobs,
+    RemovePrefix,
+)
 from pants.engine.process import ProcessResult
 from pants.engine.rules import Get, MultiGet, collect_rules, rule
 from pants.util.logging import LogLevel
@@ -150,7 +159,14 @@ async def module_step(request: ModuleStep) -> ModuleStepResult:
         return ModuleStepResult(request.module, request.kind, report, EMPTY_DIGEST)
     report_in = await Get(Digest, AddPrefix(report, "__tb_in"))
     report_json = await Get(DigestContents, DigestSubset(report, PathGlobs(["report.json"])))
-    expand_argv = ["expand", root_arg(request.root), "--report", "__tb_in/report.json", "--out", f"{OUT}/expansion.json"]
+    expand_argv = [
+        "expand",
+        root_arg(request.root),
+        "--report",
+        "__tb_in/report.json",
+        "--out",
+        f"{OUT}/expansion.json",
+    ]
     runs: list[Digest] = []
     if report_json and transformer_of(report_json[0].content) is not None:
         runs = await _transform_runs(request, deps, closure.digest, report_in)

@@ -178,7 +178,9 @@ def test_packages_a_release(rule_runner: RuleRunner) -> None:
 
 
 def test_errors_are_diagnostics_not_a_package(rule_runner: RuleRunner) -> None:
-    rule_runner.write_files({"bench/evals/bad.ts": 'export default { id: "Bad ID", prompt: "hi", evaluate: { kind: "non_empty" } }\n'})
+    rule_runner.write_files(
+        {"bench/evals/bad.ts": 'export default { id: "Bad ID", prompt: "hi", evaluate: { kind: "non_empty" } }\n'}
+    )
     compiled = rule_runner.request(
         CompiledRelease, [CompileReleaseRequest(Address("bench", target_name="release", generated_name="release"))]
     )

@@ -30,16 +30,24 @@ def _installed_cli(wheelhouse: Path, tmp: Path) -> Path:
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     wheel = wheelhouse / f"trunchbull-{version()}-py3-none-any.whl"
-    proc = subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", str(wheel)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", str(wheel)],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     return venv / "bin" / "trunchbull"
 
 
 def _cli_build(cli: Path, root: Path, out: Path, cache: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TRUNCHBULL_TOOLCHAIN", "VIRTUAL_ENV")}
-    proc = subprocess.run([str(cli), "build", str(root), "-o", str(out)], capture_output=True, text=True,
-                          cwd=out.parent, env={**env, "TRUNCHBULL_CACHE_DIR": str(cache)})
+    proc = subprocess.run(
+        [str(cli), "build", str(root), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=out.parent,
+        env={**env, "TRUNCHBULL_CACHE_DIR": str(cache)},
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -59,16 +67,24 @@ def test_a_fresh_repository_adopts_the_plugin_with_three_lines(tmp_path: Path) -
     try:
         bench = repo.copy_example("support", "benchmark")
         eval_file = repo.root / bench / "evals" / "refunds.ts"
-        eval_file.write_text('import { WINDOW } from "../../shared/policy"\n'
-                             + eval_file.read_text().replace('expected: "30 days"', "expected: WINDOW"))
+        eval_file.write_text(
+            'import { WINDOW } from "../../shared/policy"\n'
+            + eval_file.read_text().replace('expected: "30 days"', "expected: WINDOW")
+        )
         repo.write({"shared/policy.ts": HELPER, "shared/BUILD": "trunchbull_sources()\n"})
         repo.commit("a benchmark")
         # The user's whole set-up: SPEC §7's pants.toml (+ the wheelhouse) and one BUILD line.
         assert (repo.root / "pants.toml").read_text() == adoption_toml(wheelhouse)
         assert (repo.root / bench / "BUILD").read_text() == 'trunchbull_release(name="release")\n'
         assert sorted(repo.git("ls-files").split()) == sorted(
-            [".gitignore", "pants.toml", "shared/BUILD", "shared/policy.ts",
-             *(f"{bench}/{p}" for p in _tree(repo.root / bench))])
+            [
+                ".gitignore",
+                "pants.toml",
+                "shared/BUILD",
+                "shared/policy.ts",
+                *(f"{bench}/{p}" for p in _tree(repo.root / bench)),
+            ]
+        )
         assert ADOPTION_GITIGNORE == (repo.root / ".gitignore").read_text()
 
         _quiet(repo.pants("package", "//benchmark:release", debug=False))
@@ -88,8 +104,7 @@ def test_a_fresh_repository_adopts_the_plugin_with_three_lines(tmp_path: Path) -
         # An edit of the helper: --changed-since finds the release through the eval importing it.
         token = uuid.uuid4().hex[:8]
         (repo.root / "shared/policy.ts").write_text(HELPER.replace("30 days", f"30 days ({token})"))
-        changed = _quiet(repo.pants("--changed-since=HEAD", "--changed-dependents=transitive", "package",
-                                    debug=False))
+        changed = _quiet(repo.pants("--changed-since=HEAD", "--changed-dependents=transitive", "package", debug=False))
         assert "Wrote dist/benchmark/release" in changed.stderr
         rebuilt = _tree(repo.root / "dist" / "benchmark" / "release")
         assert token.encode() in rebuilt["cases.jsonl"]

@@ -73,12 +73,19 @@ class BuildRoot:
 
     def copy_example(self, name: str, dest: str | None = None) -> str:
         dest = dest or f"examples/{name}"
-        shutil.copytree(REPO / "examples" / name, self.root / dest,
-                        ignore=shutil.ignore_patterns("node_modules", "dist"))
+        shutil.copytree(
+            REPO / "examples" / name, self.root / dest, ignore=shutil.ignore_patterns("node_modules", "dist")
+        )
         return dest
 
-    def pants(self, *args: str, env: dict[str, str] | None = None, check: bool = True,
-              timeout: float = 900, debug: bool = True) -> PantsRun:
+    def pants(
+        self,
+        *args: str,
+        env: dict[str, str] | None = None,
+        check: bool = True,
+        timeout: float = 900,
+        debug: bool = True,
+    ) -> PantsRun:
         merged = {**os.environ, "PANTS_BOOTSTRAP_QUIET": "1", **self.env(), **(env or {})}
         for var in ("PYTHONPATH", "VIRTUAL_ENV", "PEX_ROOT"):
             merged.pop(var, None)
@@ -126,8 +133,11 @@ class Workspace(BuildRoot):
         (self.root / "pants.toml").write_text(toml)
         shutil.copyfile(REPO / "BUILD", self.root / "BUILD")
         shutil.copytree(REPO / "build-support", self.root / "build-support")
-        shutil.copytree(REPO / "src" / "trunchbull", self.root / "src" / "trunchbull",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copytree(
+            REPO / "src" / "trunchbull",
+            self.root / "src" / "trunchbull",
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+        )
         for sub in ("python", "pants"):
             shutil.copytree(REPO / "third_party" / sub, self.root / "third_party" / sub)
         (self.root / "third_party" / "npm").mkdir(parents=True)
@@ -158,9 +168,19 @@ def build_wheelhouse() -> Path:
     with tempfile.TemporaryDirectory(prefix="wheel-build-", dir=REPO / ".cache") as out:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PEX_ROOT")}
         proc = subprocess.run(
-            [str(PANTS), "--no-pantsd", f"--pants-distdir={out}", "package",
-             "//src/trunchbull:dist", "//rules/trunchbull_pants:dist"],
-            cwd=REPO, env={**env, "PANTS_BOOTSTRAP_QUIET": "1"}, capture_output=True, text=True, timeout=1800,
+            [
+                str(PANTS),
+                "--no-pantsd",
+                f"--pants-distdir={out}",
+                "package",
+                "//src/trunchbull:dist",
+                "//rules/trunchbull_pants:dist",
+            ],
+            cwd=REPO,
+            env={**env, "PANTS_BOOTSTRAP_QUIET": "1"},
+            capture_output=True,
+            text=True,
+            timeout=1800,
         )
         if proc.returncode != 0:
             raise AssertionError(f"building the wheels failed:\n{proc.stderr[-6000:]}")
@@ -220,8 +240,13 @@ class AdoptedRepo(BuildRoot):
         }
 
     def git(self, *args: str) -> str:
-        proc = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=self.root,
-                              capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return proc.stdout
 
     def commit(self, message: str = "commit") -> None:
@@ -270,11 +295,22 @@ def install_buildgrid() -> Path:
     bgd = venv / "bin" / "bgd"
     if bgd.exists():
         return bgd
-    candidates = [shutil.which("python3.11"), *sorted(str(p) for p in Path.home().glob(".pyenv/versions/3.11*/bin/python3.11"))]
+    candidates = [
+        shutil.which("python3.11"),
+        *sorted(str(p) for p in Path.home().glob(".pyenv/versions/3.11*/bin/python3.11")),
+    ]
     python = next((c for c in candidates if c), None) or sys.executable
     subprocess.run([python, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check",
-                    f"buildgrid=={BUILDGRID_VERSION}"], check=True)
+    subprocess.run(
+        [
+            str(venv / "bin" / "pip"),
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            f"buildgrid=={BUILDGRID_VERSION}",
+        ],
+        check=True,
+    )
     return bgd
 
 
@@ -322,9 +358,14 @@ def buildgrid(directory: Path) -> Iterator[str]:
 def remote_cache_options(address: str, *, write: bool = True) -> list[str]:
     """Pants' own remote-cache options for a BuildGrid at `address`. BuildGrid's default gRPC
     thread pool is small and the toolchain is thousands of blobs: Pants' concurrency is capped."""
-    return [f"--remote-store-address={address}", "--remote-instance-name=", "--remote-cache-read",
-            f"--{'' if write else 'no-'}remote-cache-write", "--remote-store-rpc-concurrency=16",
-            "--remote-cache-rpc-concurrency=16"]
+    return [
+        f"--remote-store-address={address}",
+        "--remote-instance-name=",
+        "--remote-cache-read",
+        f"--{'' if write else 'no-'}remote-cache-write",
+        "--remote-store-rpc-concurrency=16",
+        "--remote-cache-rpc-concurrency=16",
+    ]
 
 
 def fifty_evals(root: str = "bench50", n: int = 50) -> dict[str, str]:

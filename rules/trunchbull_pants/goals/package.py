@@ -41,9 +41,7 @@ async def package_trunchbull_release(field_set: TrunchbullReleaseFieldSet) -> Bu
     if field_set.tar.value:
         # `<output_path>.tar` beside the directory, as `trunchbull build --tar` writes it.
         contents = await Get(DigestContents, Digest, compiled.tar)
-        pieces.append(
-            await Get(Digest, CreateDigest([FileContent(f"{output_path}.tar", c.content) for c in contents]))
-        )
+        pieces.append(await Get(Digest, CreateDigest([FileContent(f"{output_path}.tar", c.content) for c in contents])))
     merged = await Get(Snapshot, MergeDigests(pieces))
     extra = [compiled.diagnostics.rstrip()] if compiled.diagnostics.strip() else []
     return BuiltPackage(
