@@ -20,13 +20,18 @@ from pants.engine.fs import Digest, MergeDigests
 from pants.engine.process import FallibleProcessResult
 from pants.engine.rules import Get, MultiGet, collect_rules, rule
 from pants.util.logging import LogLevel
+from pants.util.meta import classproperty
 from pants.util.strutil import pluralize
 
 
 class RuffFormatCheckRequest(LintTargetsRequest):
     field_set_type = RuffFieldSet
     tool_subsystem = Ruff
-    tool_name = "ruff format --check"
+
+    @classproperty
+    def tool_name(cls) -> str:
+        return "ruff format --check"
+
     partitioner_type = PartitionerType.DEFAULT_SINGLE_PARTITION
 
 

@@ -29,6 +29,7 @@ from pants.engine.process import Process
 from pants.engine.rules import Get, MultiGet, collect_rules, rule
 from pants.engine.target import TransitiveTargets, TransitiveTargetsRequest
 from pants.option.global_options import GlobalOptions
+from pants.util.frozendict import FrozenDict
 from pants.util.logging import LogLevel
 
 from trunchbull_pants.npm import ca_env
@@ -192,11 +193,13 @@ async def core_process(
     return dataclasses.replace(
         process,
         argv=(bash.path, "-c", script, "trunchbull-step", *process.argv),
-        immutable_input_digests={
-            **process.immutable_input_digests,
-            TOOLCHAIN_DIR: toolchain.digest,
-            **dict(request.extra_immutable_input_digests),
-        },
+        immutable_input_digests=FrozenDict(
+            {
+                **process.immutable_input_digests,
+                TOOLCHAIN_DIR: toolchain.digest,
+                **dict(request.extra_immutable_input_digests),
+            }
+        ),
     )
 
 

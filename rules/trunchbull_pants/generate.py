@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pants.engine.fs import DigestContents, DigestSubset, PathGlobs, Snapshot
 from pants.engine.internals.native_engine import Address
 from pants.engine.rules import Get, collect_rules, rule
-from pants.engine.target import GeneratedTargets, GenerateTargetsRequest, SingleSourceField
+from pants.engine.target import GeneratedTargets, GenerateTargetsRequest, SingleSourceField, Target
 from pants.engine.unions import UnionMembership, UnionRule
 from pants.base.glob_match_error_behavior import GlobMatchErrorBehavior
 
@@ -171,8 +171,9 @@ async def generate_trunchbull_release_targets(
         TrunchbullReleaseSourcesField.alias,
     }
     file_template = {k: v for k, v in request.template.items() if k not in package_only}
-    generated = []
+    generated: list[Target] = []
     for rel in classified.files:
+        cls: type[Target]
         if rel in evals:
             cls = TrunchbullEvalTarget
         elif rel in tools:

@@ -68,7 +68,7 @@ def ca_env(global_options: GlobalOptions) -> dict[str, str]:
 @rule(desc="Find node and npm", level=LogLevel.DEBUG)
 async def find_system_node(subsystem: TrunchbullSubsystem) -> SystemNode:
     env = await Get(EnvironmentVars, EnvironmentVarsRequest(["PATH"]))
-    search_path = []
+    search_path: list[str] = []
     for entry in subsystem.bootstrap_search_path:
         if entry == "<PATH>":
             search_path.extend(p for p in env.get("PATH", "").split(os.pathsep) if p)

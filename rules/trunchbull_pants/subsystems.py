@@ -13,7 +13,7 @@ from __future__ import annotations
 from pants.backend.python.subsystems.python_tool_base import PythonToolBase
 from pants.backend.python.target_types import EntryPoint
 from pants.option.option_types import IntOption, StrListOption, StrOption
-from pants.util.strutil import help_text
+from pants.util.strutil import help_text, softwrap
 
 from trunchbull_pants.version import VERSION
 
@@ -44,7 +44,7 @@ class TrunchbullSubsystem(PythonToolBase):
 
     core = StrOption(
         default=None,
-        help=help_text(
+        help=softwrap(
             """
             Run the core from source: the address of the `python_sources` target of the
             `trunchbull` package (e.g. `//src/trunchbull:lib` in Trunchbull's own repository). Its
@@ -57,7 +57,7 @@ class TrunchbullSubsystem(PythonToolBase):
     )
     toolchain_lockfile = StrOption(
         default=None,
-        help=help_text(
+        help=softwrap(
             """
             Address of a `files` target holding the `package.json` and `package-lock.json` of the
             pinned Node toolchain (Node 22, esbuild, @babel/parser, the AI SDK). Unset (the
@@ -70,7 +70,7 @@ class TrunchbullSubsystem(PythonToolBase):
     )
     bootstrap_search_path = StrListOption(
         default=["<PATH>"],
-        help=help_text(
+        help=softwrap(
             """
             Where to look for the `node` and `npm` that install the toolchain lockfile (and the
             benchmarks' dependency lockfiles). `<PATH>` is the `PATH` of the Pants process. The

@@ -7,8 +7,12 @@ from __future__ import annotations
 import gc
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trunchbull.diagnostics import Diagnostic, UsageError, render_json, render_text
+
+if TYPE_CHECKING:  # imported when a compile starts, not by every command
+    from trunchbull.compiler import CompileOutcome
 
 EXIT_OK, EXIT_INVALID = 0, 1
 
@@ -31,7 +35,7 @@ def _root_prefix(root_arg: Path, root: Path) -> str:
 _kept_until_exit: list = []
 
 
-def compile_root(root: Path, as_json: bool) -> tuple[int, object]:
+def compile_root(root: Path, as_json: bool) -> tuple[int, CompileOutcome]:
     """Compile a benchmark root; (exit code, outcome), diagnostics printed."""
     from trunchbull.node import NodeHelper
     from trunchbull.toolchain import take_early_helper, toolchain
@@ -80,7 +84,8 @@ def refuse_to_replace(out: Path) -> None:
         raise UsageError(f"{out} exists and is not a directory")
 
 
-def build_release(root: Path, out: Path | None, *, as_json: bool, tar: bool = False) -> tuple[int, object, Path | None]:
+def build_release(root: Path, out: Path | None, *, as_json: bool,
+                  tar: bool = False) -> tuple[int, CompileOutcome, Path | None]:
     """Compile `root` and write its release to `out` (default ROOT/dist/release);
     (exit code, outcome, the release directory). Nothing is written on errors."""
     if out:
@@ -90,7 +95,9 @@ def build_release(root: Path, out: Path | None, *, as_json: bool, tar: bool = Fa
         return code, outcome, None
     out = out or outcome.root / "dist" / "release"
     refuse_to_replace(out)
-    outcome.release.write(out)
+    release = outcome.release
+    assert release is not None  # a compile without errors has a release
+    release.write(out)
     if tar:
-        outcome.release.write_tar(out.with_name(out.name + ".tar"))
+        release.write_tar(out.with_name(out.name + ".tar"))
     return EXIT_OK, outcome, out

@@ -133,7 +133,7 @@ def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list
             "aiFallback": str(tc.ai_package),
         }))
         result = stream_sandboxed(JS_DIR / "inspect.mjs", [str(request)], on_line, tc=tc, timeout=deadline_s,
-                                  read_paths=[*read_paths, Path(tmp), *{r.bundle_file.parent for r in batch}])
+                                  read_paths=[*read_paths, Path(tmp), *{b.parent for r in batch if (b := r.bundle_file)}])
     if received >= len(batch):
         return len(batch)
     stuck = batch[received]
