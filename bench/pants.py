@@ -1,28 +1,29 @@
 #!/usr/bin/env python3
-"""Pants build times of a 50-eval benchmark, next to a floor.
+"""Pants build times of a 50-eval benchmark in a repository that adopts the plugin as a user does
+(the two wheels, SPEC §7's pants.toml), each next to a floor measured in the same run.
 
-    bench/pants.py                    run the benchmark (a throw-away build root)
+    bench/pants.py                      run the benchmark (a throw-away git repository)
+    bench/pants.py --rounds 3           rounds of the cold measurements (medians reported)
+    bench/pants.py --cold               also an empty local store without a remote cache
     bench/pants.py --install-buildgrid  install BuildGrid (REAPI server, PyPI) into .cache/
 
-Reported (seconds):
-  floor: pants --version     the Pants client talking to a warm pantsd
-  floor: one Node process    the pinned Node 22 starting and exiting
-  cold (empty local store)   fresh pantsd, empty local store: toolchain npm ci,
-                             core PEX, every step (network for npm/PyPI)
-  cold pantsd, warm store    fresh pantsd, every process a local cache hit
-  warm no-op                 pantsd warm, nothing changed (median of 5)
-  one-eval edit              one eval changed (median of 3)
-  shared-helper edit         a helper imported by 5 evals changed (median of 3)
-  transformer edit           examples/data's trivia transformer changed: its two
-                             runs, that eval's expansion, the assembly (median of 3)
+CI speed, every process already cached, pantsd not running (targets: ratio to the floor):
+  floor                  `pants --no-pantsd list //benchmark::` with the same options: Pants
+                         starting, its rule graph, reading the BUILD files, target generation
+  warm local store       `pants package //benchmark:release`, pantsd cold      (<= 1.5x floor)
+  warm remote cache      the same with an empty local store and a warm BuildGrid
+                         remote cache on 127.0.0.1 (the floor then also has an
+                         empty local store and the remote options)           (<= 2x floor)
+Rounds alternate floor and package, each with a fresh pantsd (and fresh local stores).
 
-Targets: warm no-op <= 1.5 s, one-eval edit <= 3 s (pantsd warm).
+Edits, pantsd warm (medians): warm no-op (target <= 1.5 s), one-eval edit (<= 3 s), a helper
+imported by 5 evals, examples/data's transformer; floors: `pants --version` against a warm
+pantsd, one Node process.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import subprocess
 import sys
@@ -34,24 +35,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "pants"))
 
-from workspace import Workspace, fifty_evals  # noqa: E402
+from workspace import (  # noqa: E402
+    AdoptedRepo,
+    PantsRun,
+    build_wheelhouse,
+    buildgrid,
+    fifty_evals,
+    install_buildgrid,
+    remote_cache_options,
+)
 
-BUILDGRID_VERSION = "0.4.4"  # the release that installs on Python 3.11
-
-
-def install_buildgrid() -> Path:
-    venv = REPO / ".cache" / "buildgrid-venv"
-    bgd = venv / "bin" / "bgd"
-    if bgd.exists():
-        return bgd
-    candidates = [shutil.which("python3.11"), *sorted(str(p) for p in Path.home().glob(".pyenv/versions/3.11*/bin/python3.11"))]
-    python = next((c for c in candidates if c), None)
-    if not python:
-        raise SystemExit("Python 3.11 is needed to install BuildGrid")
-    subprocess.run([python, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check",
-                    f"buildgrid=={BUILDGRID_VERSION}"], check=True)
-    return bgd
+TARGET = "//benchmark:release"
 
 
 def timed(fn) -> float:
@@ -60,55 +54,138 @@ def timed(fn) -> float:
     return time.monotonic() - start
 
 
+class Bench:
+    def __init__(self, repo: AdoptedRepo) -> None:
+        self.repo = repo
+        self.rows: list[tuple[str, str]] = []
+
+    def pants(self, *args: str) -> PantsRun:
+        return self.repo.pants(*args, debug=False)
+
+    def row(self, name: str, value: str) -> None:
+        self.rows.append((name, value))
+        print(f"  {name}: {value}", file=sys.stderr, flush=True)
+
+    def cold_pair(self, options: list[str], stores: Path | None, rounds: int) -> tuple[list[float], list[float]]:
+        """Alternating `--no-pantsd list` (the floor) and `package` with a cold pantsd; with
+        `stores`, each run gets its own empty local store under it."""
+        floors, packages = [], []
+        for i in range(rounds):
+            for kind in ("floor", "package"):
+                store = [f"--local-store-dir={stores / f'{kind}{i}'}"] if stores else []
+                self.repo.stop_pantsd()
+                if kind == "floor":
+                    floors.append(self.pants("--no-pantsd", *store, *options, "list", "//benchmark::").seconds)
+                else:
+                    run = self.pants(*store, *options, "--stats-log", "package", TARGET)
+                    executed = run.counter("local_execution_requests")
+                    packages.append(run.seconds)
+                    print(
+                        f"    package: {run.seconds:.2f} s, local executions {executed}, remote hits "
+                        f"{run.counter('remote_cache_requests_cached')}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+        self.repo.stop_pantsd()
+        return floors, packages
+
+    def report_pair(self, label: str, floors: list[float], packages: list[float], target: float) -> None:
+        floor, package = statistics.median(floors), statistics.median(packages)
+        self.row(f"floor ({label})", f"{floor:.2f} s  (runs: {', '.join(f'{x:.1f}' for x in floors)})")
+        self.row(f"package, {label}", f"{package:.2f} s  (runs: {', '.join(f'{x:.1f}' for x in packages)})")
+        self.row(f"ratio, {label}", f"{package / floor:.2f}x  (target <= {target}x)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--install-buildgrid", action="store_true")
     parser.add_argument("--evals", type=int, default=50)
-    parser.add_argument("--skip-cold", action="store_true", help="skip the empty-local-store build")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--cold", action="store_true", help="also time an empty local store without a remote cache")
+    parser.add_argument("--no-remote", action="store_true", help="skip the remote cache measurements")
     args = parser.parse_args()
     if args.install_buildgrid:
         print(install_buildgrid())
         return 0
 
-    ws = Workspace()
-    results: list[tuple[str, float]] = []
-    try:
-        ws.write(fifty_evals(n=args.evals))
-        ws.copy_example("data")
-        target = "bench50:release"
-        if not args.skip_cold:
-            with tempfile.TemporaryDirectory(prefix="tb-store-") as store:
-                run = ws.pants(f"--local-store-dir={store}", "--no-pantsd", "package", target)
-                results.append(("cold (empty local store, no pantsd)", run.seconds))
-        results.append(("cold pantsd, warm store", ws.pants("package", target).seconds))
-        results.append(("floor: pants --version (warm pantsd)",
-                        statistics.median(ws.pants("--version").seconds for _ in range(5))))
-        node = REPO / ".cache" / "toolchain" / "node_modules" / ".bin" / "node"
-        if node.exists():
-            results.append(("floor: one Node process", statistics.median(
-                timed(lambda: subprocess.run([str(node), "-e", ""], check=True)) for _ in range(5))))
-        results.append(("warm no-op", statistics.median(ws.pants("package", target).seconds for _ in range(5))))
+    wheelhouse = build_wheelhouse()
+    with tempfile.TemporaryDirectory(prefix="tb-bench-") as tmp_dir:
+        tmp = Path(tmp_dir)
+        repo = AdoptedRepo(wheelhouse, tmp / "monorepo")
+        bench = Bench(repo)
+        try:
+            repo.write(fifty_evals(root="benchmark", n=args.evals))
+            repo.copy_example("data")
+            repo.commit("benchmarks")
+            print(f"Pants 2.17.1, a {args.evals}-eval benchmark (3 cases each) in {repo.root}:", file=sys.stderr)
 
-        def edit(rel: str, old: str, tgt: str = target) -> float:
-            path = ws.root / rel
-            text = path.read_text()
-            path.write_text(text.replace(old, f"{old} {uuid.uuid4().hex[:6]}", 1))
-            return ws.pants("package", tgt).seconds
+            if args.cold:
+                run = bench.pants("--no-pantsd", f"--local-store-dir={tmp / 'cold-store'}", "package", TARGET)
+                bench.row("cold: empty local store, no pantsd, no remote cache", f"{run.seconds:.2f} s")
 
-        results.append(("one-eval edit", statistics.median(edit("bench50/evals/e20.ts", "Eval") for _ in range(3))))
-        results.append(("shared-helper edit (5 evals)",
-                        statistics.median(edit("bench50/lib/shared.ts", "Answer") for _ in range(3))))
-        data = "examples/data:release"
-        ws.pants("package", data)
-        results.append(("transformer edit (examples/data)", statistics.median(
-            edit("examples/data/evals/trivia/transform.ts", "// A case transformer", data) for _ in range(3))))
-    finally:
-        ws.cleanup()
+            # 1. Warm local store, cold pantsd.
+            bench.pants("package", TARGET)
+            floors, packages = bench.cold_pair([], None, args.rounds)
+            bench.report_pair("warm local store, cold pantsd", floors, packages, 1.5)
 
-    width = max(len(name) for name, _ in results)
-    print(f"Pants 2.17.1, {args.evals}-eval benchmark (3 cases each), this machine:")
-    for name, seconds in results:
-        print(f"  {name:<{width}}  {seconds:7.2f} s")
+            # 2. Empty local store, warm remote cache, cold pantsd.
+            if not args.no_remote:
+                with buildgrid(tmp / "buildgrid") as address:
+                    write = remote_cache_options(address, write=True)
+                    bench.pants(
+                        "--no-pantsd", f"--local-store-dir={tmp / 'stores' / 'writer'}", *write, "package", TARGET
+                    )
+                    repo.stop_pantsd()
+                    floors, packages = bench.cold_pair(
+                        remote_cache_options(address, write=False), tmp / "stores", args.rounds
+                    )
+                    bench.report_pair("empty local store, warm remote cache, cold pantsd", floors, packages, 2.0)
+
+            # 3. Edits, pantsd warm.
+            bench.pants("package", TARGET)
+            bench.row(
+                "floor: pants --version (warm pantsd)",
+                f"{statistics.median(bench.pants('--version').seconds for _ in range(5)):.2f} s",
+            )
+            node = REPO / ".cache" / "toolchain" / "node_modules" / ".bin" / "node"
+            if node.exists():
+                one_node = statistics.median(
+                    timed(lambda: subprocess.run([str(node), "-e", ""], check=True)) for _ in range(5)
+                )
+                bench.row("floor: one Node process", f"{one_node:.2f} s")
+            bench.row(
+                "warm no-op (target <= 1.5 s)",
+                f"{statistics.median(bench.pants('package', TARGET).seconds for _ in range(5)):.2f} s",
+            )
+
+            def edit(rel: str, old: str, tgt: str = TARGET) -> float:
+                path = repo.root / rel
+                path.write_text(path.read_text().replace(old, f"{old} {uuid.uuid4().hex[:6]}", 1))
+                return bench.pants("package", tgt).seconds
+
+            bench.row(
+                "one-eval edit (target <= 3 s)",
+                f"{statistics.median(edit('benchmark/evals/e20.ts', 'Eval') for _ in range(3)):.2f} s",
+            )
+            bench.row(
+                "shared-helper edit (5 evals)",
+                f"{statistics.median(edit('benchmark/lib/shared.ts', 'Answer') for _ in range(3)):.2f} s",
+            )
+            data = "//examples/data:release"
+            bench.pants("package", data)
+            transformer = statistics.median(
+                edit("examples/data/evals/trivia/transform.ts", "// A case transformer", data) for _ in range(3)
+            )
+            bench.row("transformer edit (examples/data)", f"{transformer:.2f} s")
+        finally:
+            repo.cleanup()
+
+    width = max(len(name) for name, _ in bench.rows)
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+    print(f"\nPants 2.17.1, {args.evals}-eval benchmark (3 cases each), load average now {load}:")
+    for name, value in bench.rows:
+        print(f"  {name:<{width}}  {value}")
     return 0
 
 

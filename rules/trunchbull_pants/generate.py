@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pants.engine.fs import DigestContents, DigestSubset, PathGlobs, Snapshot
 from pants.engine.internals.native_engine import Address
 from pants.engine.rules import Get, collect_rules, rule
-from pants.engine.target import GeneratedTargets, GenerateTargetsRequest, SingleSourceField
+from pants.engine.target import GeneratedTargets, GenerateTargetsRequest, SingleSourceField, Target
 from pants.engine.unions import UnionMembership, UnionRule
 from pants.base.glob_match_error_behavior import GlobMatchErrorBehavior
 
@@ -69,9 +69,7 @@ def discoverable(rel: str, directory: str) -> bool:
 
 def looks_like_transformer(text: str) -> bool:
     """A module whose default export is `{ name, transform }` (not an eval)."""
-    return bool(
-        _EXPORT_DEFAULT.search(text) and _TRANSFORM_MEMBER.search(text) and _NAME_MEMBER.search(text)
-    )
+    return bool(_EXPORT_DEFAULT.search(text) and _TRANSFORM_MEMBER.search(text) and _NAME_MEMBER.search(text))
 
 
 @dataclass(frozen=True)
@@ -114,9 +112,7 @@ async def classify_release_files(request: ReleaseFilesRequest) -> ReleaseFiles:
     config_file = configs[0] if len(configs) == 1 else None
 
     module_paths = [f for f in files if is_module(f)]
-    contents = await Get(
-        DigestContents, DigestSubset(snapshot.digest, PathGlobs([prefix + f for f in module_paths]))
-    )
+    contents = await Get(DigestContents, DigestSubset(snapshot.digest, PathGlobs([prefix + f for f in module_paths])))
     texts = {fc.path[len(prefix) :]: fc.content.decode("utf-8", "replace") for fc in contents}
 
     listed_evals = listed_tools = None
@@ -161,9 +157,7 @@ async def generate_trunchbull_release_targets(
     generator = request.generator
     classified = await Get(
         ReleaseFiles,
-        ReleaseFilesRequest(
-            generator.address, tuple(generator[TrunchbullReleaseSourcesField].value or ())
-        ),
+        ReleaseFilesRequest(generator.address, tuple(generator[TrunchbullReleaseSourcesField].value or ())),
     )
     evals, tools, transformers = (
         set(classified.evals),
@@ -177,8 +171,9 @@ async def generate_trunchbull_release_targets(
         TrunchbullReleaseSourcesField.alias,
     }
     file_template = {k: v for k, v in request.template.items() if k not in package_only}
-    generated = []
+    generated: list[Target] = []
     for rel in classified.files:
+        cls: type[Target]
         if rel in evals:
             cls = TrunchbullEvalTarget
         elif rel in tools:
@@ -198,9 +193,7 @@ async def generate_trunchbull_release_targets(
         TrunchbullReleasePackageTarget(
             {
                 **request.template,
-                TrunchbullReleaseDependenciesField.alias: [
-                    tgt.address.spec for tgt in generated
-                ],
+                TrunchbullReleaseDependenciesField.alias: [tgt.address.spec for tgt in generated],
             },
             request.template_address.create_generated(request.template_address.target_name),
             union_membership,

@@ -145,9 +145,7 @@ def read_static_config(text: str) -> dict | None:
             ident = _IDENT.match(code, pos)
             if not ident:
                 return None
-            decl = re.search(
-                r"\b(?:const|let|var)\s+" + re.escape(ident.group()) + r"\s*(?::[^=]+)?=\s*", code
-            )
+            decl = re.search(r"\b(?:const|let|var)\s+" + re.escape(ident.group()) + r"\s*(?::[^=]+)?=\s*", code)
             if not decl:
                 return None
             pos = decl.end()

@@ -162,10 +162,7 @@ class TrunchbullSourceTarget(Target):
 
 
 class TrunchbullSourcesGeneratingSourcesField(MultipleSourcesField):
-    default = tuple(f"*{ext}" for ext in MODULE_EXTENSIONS) + tuple(
-        f"!*{suffix}"
-        for suffix in (".d.ts", ".d.mts")
-    )
+    default = tuple(f"*{ext}" for ext in MODULE_EXTENSIONS) + tuple(f"!*{suffix}" for suffix in (".d.ts", ".d.mts"))
     help = help_text(
         """
         The files to own, one `trunchbull_source` target each. By default every `.ts`, `.mts`,

@@ -7,9 +7,13 @@ from __future__ import annotations
 import gc
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trunchbull.diagnostics import Diagnostic, UsageError, render_json, render_text
 from trunchbull.userfiles import UNREADABLE_CODE, display, os_problem
+
+if TYPE_CHECKING:  # imported when a compile starts, not by every command
+    from trunchbull.compiler import CompileOutcome
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -32,7 +36,7 @@ def _root_prefix(root_arg: Path, root: Path) -> str:
 _kept_until_exit: list = []
 
 
-def compile_root(root: Path, as_json: bool) -> tuple[int, object]:
+def compile_root(root: Path, as_json: bool) -> tuple[int, CompileOutcome]:
     """Compile a benchmark root; (exit code, outcome), diagnostics printed."""
     from trunchbull.node import NodeHelper
     from trunchbull.toolchain import take_early_helper, toolchain
@@ -85,7 +89,8 @@ def refuse_to_replace(out: Path) -> None:
         raise UsageError(f"the output path {display(str(out))} {os_problem(err)}") from None
 
 
-def build_release(root: Path, out: Path | None, *, as_json: bool, tar: bool = False) -> tuple[int, object, Path | None]:
+def build_release(root: Path, out: Path | None, *, as_json: bool,
+                  tar: bool = False) -> tuple[int, CompileOutcome, Path | None]:
     """Compile `root` and write its release to `out` (default ROOT/dist/release);
     (exit code, outcome, the release directory). Nothing is written on errors."""
     if out:
@@ -95,10 +100,12 @@ def build_release(root: Path, out: Path | None, *, as_json: bool, tar: bool = Fa
         return code, outcome, None
     out = out or outcome.root / "dist" / "release"
     refuse_to_replace(out)
+    release = outcome.release
+    assert release is not None  # a compile without errors has a release
     try:
-        outcome.release.write(out)
+        release.write(out)
         if tar:
-            outcome.release.write_tar(out.with_name(out.name + ".tar"))
+            release.write_tar(out.with_name(out.name + ".tar"))
     except (OSError, ValueError) as err:
         raise UsageError(f"cannot write the release to {display(str(out))}: {getattr(err, 'strerror', None) or err}") from None
     return EXIT_OK, outcome, out

@@ -197,6 +197,7 @@ def cmd_check(args) -> int:
         if args.json:
             sys.stdout.buffer.write(render_json(outcome.diagnostics.sorted()) + b"\n")
         else:
+            assert outcome.release is not None  # compiled without errors
             print(f"ok: {describe_counts(outcome.release.manifest['counts'])}")
     return code
 
@@ -205,6 +206,7 @@ def cmd_build(args) -> int:
     code, outcome, out = build_release(args.root, args.out, as_json=args.json, tar=args.tar)
     if code != EXIT_OK:
         return code
+    assert outcome.release is not None  # built
     manifest = outcome.release.manifest
     if args.json:
         summary = {"release": str(out), "digest": manifest["digest"], "counts": manifest["counts"],

@@ -267,17 +267,18 @@ def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: 
         if ev.id in first_eval:
             other = first_eval[ev.id]
             diags.error("duplicate-eval-id", f"eval id {ev.id!r} is also used by {other.module}",
-                        file=ev.module, line=ev.where.line, col=ev.where.col, hint="eval IDs must be unique in the release")
+                        file=ev.module, line=ev.where.line if ev.where else None,
+                        col=ev.where.col if ev.where else None, hint="eval IDs must be unique in the release")
         else:
             first_eval[ev.id] = ev
     first_case: dict[str, Where] = {}
     for ev in evals:
         for case_id, where in zip(ev.case_ids, ev.case_wheres):
             if case_id in first_case:
-                other = first_case[case_id]
-                other_at = ":".join(str(x) for x in (other.file, other.line) if x)
+                earlier = first_case[case_id]
+                other_at = ":".join(str(x) for x in (earlier.file, earlier.line) if x)
                 diags.error("duplicate-case-id", f"{where.label()}case id {case_id!r} is also defined at {other_at}"
-                            + (f" ({other.path})" if other.path else ""), file=where.file, line=where.line, col=where.col,
+                            + (f" ({earlier.path})" if earlier.path else ""), file=where.file, line=where.line, col=where.col,
                             hint="case IDs are release-global and never prefixed: prefix them yourself, e.g. <eval>.<case>")
             else:
                 first_case[case_id] = where
@@ -330,6 +331,7 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
         report = by_path[module]
         name = f"modules/{report.bundle_sha}.mjs"
         if name not in payload:
+            assert report.bundle_file is not None  # a module in the release was bundled
             payload[name] = report.bundle_file.read_bytes()
         return name
 

@@ -78,7 +78,8 @@ def install(deps: Dependencies, tc: Toolchain) -> Path:
         return target
     command = LOCKFILES[deps.lockfile.name] if deps.lockfile else UNLOCKED_INSTALL
     if not shutil.which(command[0]):
-        raise UsageError(f"{command[0]} is needed to install the benchmark's dependencies from {deps.lockfile.name}")
+        source = deps.lockfile.name if deps.lockfile else "package.json"
+        raise UsageError(f"{command[0]} is needed to install the benchmark's dependencies from {source}")
     staging = target.with_name(f"{target.name}.tmp{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)

@@ -85,6 +85,7 @@ class EvalCompiler:
         return top.at(path)
 
     def compile(self) -> CompiledEval | None:
+        assert self.report.inspection is not None  # only an inspected module is compiled
         inspected = self.report.inspection["default"]
         line, col = find_default_export(self.module_file)
         top = Where(self.report.path, line, col)
@@ -126,6 +127,7 @@ class EvalCompiler:
             self.problem(Where(top.file, line, col) if line else top.at("id"), "eval-id", f"eval id {problem}",
                          "for example refunds or support.refunds-v2")
             return None
+        assert isinstance(eval_id, str)  # an authoring ID
         line, col = find_literal(self.module_file, eval_id)
         here = Where(self.report.path, line or top.line, col or top.col)
         result = CompiledEval(id=eval_id, module=self.report.path, custom=custom, where=here,

@@ -181,9 +181,10 @@ def locate_path(path: Path, json_path: str) -> tuple[int | None, int | None, int
     if index < 0:
         return None, None, 0
     scanner = _Scanner(text)
-    value = scanner.skip_trivia(index + len("export default"))
-    ident = re.match(r"[A-Za-z_$][A-Za-z0-9_$]*", text[value:])
-    if ident and text[value] != "{":  # export default x, with const x = { … }
+    start = scanner.skip_trivia(index + len("export default"))
+    value: int | None = start
+    ident = re.match(r"[A-Za-z_$][A-Za-z0-9_$]*", text[start:])
+    if ident and text[start] != "{":  # export default x, with const x = { … }
         decl = re.search(rf"(?:const|let|var)\s+{re.escape(ident.group(0))}\b[^=]*=\s*", text)
         if decl:
             value = scanner.skip_trivia(decl.end())

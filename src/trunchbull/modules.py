@@ -173,7 +173,7 @@ def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list
             "aiFallback": str(tc.ai_package),
         }))
         result = stream_sandboxed(JS_DIR / "inspect.mjs", [str(request)], on_line, tc=tc, timeout=deadline_s,
-                                  read_paths=[*read_paths, tmp, *{r.bundle_file.parent for r in batch}])
+                                  read_paths=[*read_paths, tmp, *{b.parent for r in batch if (b := r.bundle_file)}])
     if received >= len(batch):
         return len(batch)
     if polluted:

@@ -9,18 +9,20 @@ import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Callable
 
 import orjson
 
+from trunchbull import lifetime
+from trunchbull.diagnostics import UsageError
+from trunchbull.toolchain import JS_DIR, Toolchain, start_helper
+
+fcntl: ModuleType | None
 try:
     import fcntl
 except ImportError:  # not POSIX
     fcntl = None
-
-from trunchbull import lifetime
-from trunchbull.diagnostics import UsageError
-from trunchbull.toolchain import JS_DIR, Toolchain, start_helper
 
 DEFAULT_MEMORY_MB = 2048
 
@@ -194,9 +196,11 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
     proc = lifetime.spawn(cmd, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, env=env if env is not None else tc.base_env(), cwd=cwd,
                           umask=umask, bufsize=STREAM_BUFFER)
+    out_pipe, err_pipe = proc.stdout, proc.stderr
+    assert out_pipe is not None and err_pipe is not None  # both piped
     if fcntl is not None:
         try:
-            fcntl.fcntl(proc.stdout.fileno(), _F_SETPIPE_SZ, STREAM_BUFFER)
+            fcntl.fcntl(out_pipe.fileno(), _F_SETPIPE_SZ, STREAM_BUFFER)
         except OSError:
             pass
     timed_out = threading.Event()
@@ -206,7 +210,7 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
         lifetime.stop(proc)
 
     stderr_chunks: list[bytes] = []
-    drain = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)
+    drain = threading.Thread(target=lambda: stderr_chunks.append(err_pipe.read()), daemon=True)
     drain.start()
     running = Running(proc, timeout, expire)
     running.start_deadline()
@@ -214,7 +218,7 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
         on_spawn(running)
     complete = False
     try:
-        for line in proc.stdout:
+        for line in out_pipe:
             if not line.isspace() and on_line(line):
                 complete = True
                 break

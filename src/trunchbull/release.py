@@ -188,7 +188,9 @@ def read_release(path: Path) -> ReleaseFiles:
             for member in tar.getmembers():
                 if member.isfile():
                     name = member.name.split("/", 1)[1] if "/" in member.name else member.name
-                    files[name] = tar.extractfile(member).read()
+                    data = tar.extractfile(member)
+                    assert data is not None  # a regular file
+                    files[name] = data.read()
         return ReleaseFiles(files)
     if not (path / MANIFEST).is_file():
         raise ReleaseError(f"{path} is not a release (no {MANIFEST})")

@@ -25,7 +25,8 @@ from pants.engine.fs import Digest, DigestContents
 from pants.testutil.rule_runner import QueryRule, RuleRunner
 
 from trunchbull_pants import register
-from trunchbull_pants.rules import CompiledRelease, CompileReleaseRequest, TrunchbullReleaseFieldSet
+from trunchbull_pants.compile_release import CompiledRelease, CompileReleaseRequest
+from trunchbull_pants.goals.package import TrunchbullReleaseFieldSet
 
 
 def _checkout() -> Path:
@@ -56,6 +57,7 @@ def _core_files(repo: Path) -> dict[str, str]:
             files[path.relative_to(repo).as_posix()] = path.read_text()
     for rel in (
         "BUILD",
+        "build-support/prelude.py",
         "third_party/python/requirements.txt",
         "third_party/python/pants-python-default.lock",
         "third_party/npm/package.json",
@@ -122,6 +124,7 @@ def rule_runner() -> RuleRunner:
             QueryRule(DigestContents, [Digest]),
         ],
         target_types=[*core.target_types(), *python_backend.target_types(), *register.target_types()],
+        objects=dict(python_backend.build_file_aliases().objects),  # python_artifact() of the core's BUILD
         ca_certs_path=os.environ.get("PANTS_CA_CERTS_PATH"),
     )
     runner.write_files({**_core_files(repo), **BENCHMARK})
@@ -134,6 +137,10 @@ def rule_runner() -> RuleRunner:
     runner.set_options(
         [
             "--source-root-patterns=['/', '/src']",
+            "--build-file-prelude-globs=['build-support/prelude.py']",
+            # The core and the toolchain lockfile from this checkout's sources (as pants.toml does).
+            "--trunchbull-core=//src/trunchbull:lib",
+            "--trunchbull-toolchain-lockfile=//:npm-toolchain-lock",
             "--python-interpreter-constraints=['CPython==3.11.*']",
             "--python-enable-resolves",
             "--python-default-resolve=python-default",
@@ -171,7 +178,9 @@ def test_packages_a_release(rule_runner: RuleRunner) -> None:
 
 
 def test_errors_are_diagnostics_not_a_package(rule_runner: RuleRunner) -> None:
-    rule_runner.write_files({"bench/evals/bad.ts": 'export default { id: "Bad ID", prompt: "hi", evaluate: { kind: "non_empty" } }\n'})
+    rule_runner.write_files(
+        {"bench/evals/bad.ts": 'export default { id: "Bad ID", prompt: "hi", evaluate: { kind: "non_empty" } }\n'}
+    )
     compiled = rule_runner.request(
         CompiledRelease, [CompileReleaseRequest(Address("bench", target_name="release", generated_name="release"))]
     )

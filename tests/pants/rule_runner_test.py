@@ -51,7 +51,7 @@ def rule_runner() -> RuleRunner:
         ],
         target_types=[*core.target_types(), *python_backend.target_types(), *register.target_types()],
     )
-    runner.set_options([], env_inherit={"PATH", "HOME"})
+    runner.set_options(["--trunchbull-toolchain-lockfile=//:npm-toolchain-lock"], env_inherit={"PATH", "HOME"})
     return runner
 
 
@@ -87,9 +87,7 @@ def test_generates_one_target_per_file(rule_runner: RuleRunner) -> None:
     package = rule_runner.get_target(Address("bench", target_name="release", generated_name="release"))
     assert isinstance(package, TrunchbullReleasePackageTarget)
 
-    files = rule_runner.request(
-        ReleaseFiles, [ReleaseFilesRequest(Address("bench", target_name="release"), ("**/*",))]
-    )
+    files = rule_runner.request(ReleaseFiles, [ReleaseFilesRequest(Address("bench", target_name="release"), ("**/*",))])
     assert "BUILD" not in files.files
     assert files.evals == ("evals/a.ts", "evals/b.ts", "evals/gen.ts")  # .test. skipped, transformer not an eval
     assert files.tools == ("tools/tools.ts",)
@@ -103,9 +101,7 @@ def test_config_lists_entrypoints(rule_runner: RuleRunner) -> None:
             "bench/benchmark.config.ts": 'export default { protocolVersion: 1, evals: ["evals/b.ts"], tools: [] }\n',
         }
     )
-    files = rule_runner.request(
-        ReleaseFiles, [ReleaseFilesRequest(Address("bench", target_name="release"), ("**/*",))]
-    )
+    files = rule_runner.request(ReleaseFiles, [ReleaseFilesRequest(Address("bench", target_name="release"), ("**/*",))])
     assert files.config_file == "benchmark.config.ts"
     assert files.evals == ("evals/b.ts",)
     assert files.tools == ()

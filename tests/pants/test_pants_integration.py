@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from workspace import REPO, Workspace, fifty_evals
+from workspace import REPO, Workspace, buildgrid as buildgrid_server, fifty_evals, remote_cache_options
 
 pytestmark = pytest.mark.slow
 
@@ -23,8 +23,9 @@ def _tree(path: Path) -> dict[str, bytes]:
 
 
 def _cli_build(root: Path, out: Path) -> None:
-    proc = subprocess.run([str(REPO / "trunchbull"), "build", str(root), "-o", str(out)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(REPO / "trunchbull"), "build", str(root), "-o", str(out)], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -54,8 +55,11 @@ def test_tar_and_output_path(ws: Workspace, tmp_path: Path) -> None:
     dest = ws.copy_example("minimal", "tarred")
     (ws.root / dest / "BUILD").write_text('trunchbull_release(name="release", tar=True, output_path="out/rel")\n')
     ws.pants("package", f"{dest}:release")
-    proc = subprocess.run([str(REPO / "trunchbull"), "build", str(ws.root / dest), "-o", str(tmp_path / "rel"), "--tar"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(REPO / "trunchbull"), "build", str(ws.root / dest), "-o", str(tmp_path / "rel"), "--tar"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert _tree(ws.root / "dist/out/rel") == _tree(tmp_path / "rel")
     assert (ws.root / "dist/out/rel.tar").read_bytes() == (tmp_path / "rel.tar").read_bytes()
@@ -130,21 +134,24 @@ def test_transformer_imports_a_package_through_the_linked_node_modules(ws: Works
     the installed node_modules linked into their sandboxes (not copied)."""
     dest = ws.copy_example("support", "zodgen")
     config = ws.root / dest / "benchmark.config.ts"
-    config.write_text(config.read_text().replace('evals: ["evals/refunds.ts"]',
-                                                 'evals: ["evals/refunds.ts", "evals/squares.ts"]'))
-    ws.write({
-        f"{dest}/evals/squares.ts": 'export default { id: "squares", cases: { transformer: "../gen/squares.ts", '
-                                    'sources: { numbers: "../gen/numbers.txt" } } }\n',
-        f"{dest}/gen/squares.ts": (
-            'import { z } from "zod"\n'
-            "const N = z.coerce.number().int()\n"
-            'export default { name: "squares", transform({ numbers }) {\n'
-            '  return numbers.content.split("\\n").filter((l) => l.trim()).map((n) => ({ id: `sq${N.parse(n)}`,\n'
-            '    prompt: `${n} squared?`, evaluate: { kind: "exact", expected: String(N.parse(n) ** 2) } }))\n'
-            "} }\n"
-        ),
-        f"{dest}/gen/numbers.txt": "3\n4\n",
-    })
+    config.write_text(
+        config.read_text().replace('evals: ["evals/refunds.ts"]', 'evals: ["evals/refunds.ts", "evals/squares.ts"]')
+    )
+    ws.write(
+        {
+            f"{dest}/evals/squares.ts": 'export default { id: "squares", cases: { transformer: "../gen/squares.ts", '
+            'sources: { numbers: "../gen/numbers.txt" } } }\n',
+            f"{dest}/gen/squares.ts": (
+                'import { z } from "zod"\n'
+                "const N = z.coerce.number().int()\n"
+                'export default { name: "squares", transform({ numbers }) {\n'
+                '  return numbers.content.split("\\n").filter((l) => l.trim()).map((n) => ({ id: `sq${N.parse(n)}`,\n'
+                '    prompt: `${n} squared?`, evaluate: { kind: "exact", expected: String(N.parse(n) ** 2) } }))\n'
+                "} }\n"
+            ),
+            f"{dest}/gen/numbers.txt": "3\n4\n",
+        }
+    )
     executed = set(ws.pants("package", f"{dest}:release").executed)
     assert {f"Run the transformer of {dest}/evals/squares.ts (run {n} of 2)" for n in (1, 2)} <= executed
     _cli_build(ws.root / dest, tmp_path / "cli")
@@ -179,10 +186,12 @@ def test_dependency_graph(ws: Workspace) -> None:
 
 
 def test_check_reports_the_compiler_diagnostics(ws: Workspace) -> None:
-    ws.write({
-        "broken/BUILD": 'trunchbull_release(name="release")\n',
-        "broken/evals/bad.ts": 'export default { id: "Bad ID", prompt: "hi", evaluate: { kind: "non_empty" } }\n',
-    })
+    ws.write(
+        {
+            "broken/BUILD": 'trunchbull_release(name="release")\n',
+            "broken/evals/bad.ts": 'export default { id: "Bad ID", prompt: "hi", evaluate: { kind: "non_empty" } }\n',
+        }
+    )
     run = ws.pants("check", "broken:release", check=False)
     assert run.code != 0
     assert "error[" in run.stderr and "evals/bad.ts" in run.stderr
@@ -202,8 +211,13 @@ def test_cli_pex_runs_on_another_checkout(ws: Workspace, tmp_path: Path) -> None
     subprocess.run(["cp", "-r", str(REPO / "examples" / "minimal"), str(other / "minimal")], check=True)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["TRUNCHBULL_TOOLCHAIN"] = str(REPO / ".cache" / "toolchain")
-    proc = subprocess.run([str(pex), "build", str(other / "minimal"), "-o", str(tmp_path / "via-pex")],
-                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    proc = subprocess.run(
+        [str(pex), "build", str(other / "minimal"), "-o", str(tmp_path / "via-pex")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     _cli_build(other / "minimal", tmp_path / "via-cli")
     assert _tree(tmp_path / "via-pex") == _tree(tmp_path / "via-cli")
@@ -212,8 +226,14 @@ def test_cli_pex_runs_on_another_checkout(ws: Workspace, tmp_path: Path) -> None
 def test_rule_runner_tests_pass_under_pants() -> None:
     """The RuleRunner tests (Python 3.9, `pants-plugins` resolve) via `./pants test`."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    proc = subprocess.run([str(REPO / "pants"), "--no-pantsd", "test", "tests/pants::"], cwd=REPO,
-                          capture_output=True, text=True, env={**env, "PANTS_BOOTSTRAP_QUIET": "1"}, timeout=1200)
+    proc = subprocess.run(
+        [str(REPO / "pants"), "--no-pantsd", "test", "tests/pants::"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**env, "PANTS_BOOTSTRAP_QUIET": "1"},
+        timeout=1200,
+    )
     assert proc.returncode == 0, proc.stderr[-5000:]
     assert "rule_runner_test.py:rule_tests succeeded" in proc.stderr
     assert "package_test.py:rule_tests succeeded" in proc.stderr
@@ -223,76 +243,23 @@ def test_rule_runner_tests_pass_under_pants() -> None:
 # Remote cache (REAPI) with a real BuildGrid server on 127.0.0.1
 # -----------------------------------------------------------------------------------------------
 
-BUILDGRID_CONFIG = """\
-thread-pool-size: 64
-server:
-  - !channel
-    address: "127.0.0.1:{port}"
-    insecure-mode: true
-storages:
-  - !disk-storage &cas
-    path: {cas}
-caches:
-  - !lru-action-cache &ac
-    storage: *cas
-    max-cached-refs: 100000
-    allow-updates: true
-instances:
-  - name: ""
-    services:
-      - !action-cache
-        cache: *ac
-      - !cas
-        storage: *cas
-      - !bytestream
-        storage: *cas
-"""
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
 
 @pytest.fixture
 def buildgrid(tmp_path: Path):
     """A BuildGrid CAS + ActionCache on 127.0.0.1 (installed from PyPI into .cache/ on first use)."""
-    import socket
-    import time
-
-    bgd = Path(os.environ.get("TRUNCHBULL_BGD") or REPO / ".cache" / "buildgrid-venv" / "bin" / "bgd")
-    if not bgd.exists():
-        subprocess.run([str(REPO / "bench" / "pants.py"), "--install-buildgrid"], check=True)
-    port = _free_port()
-    config = tmp_path / "buildgrid.yml"
-    config.write_text(BUILDGRID_CONFIG.format(port=port, cas=tmp_path / "cas"))
-    log = (tmp_path / "bgd.log").open("w")
-    proc = subprocess.Popen([str(bgd), "server", "start", str(config)], stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError((tmp_path / "bgd.log").read_text())
-                time.sleep(0.3)
-        yield f"grpc://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with buildgrid_server(tmp_path / "buildgrid") as address:
+        yield address
 
 
-STEP_PREFIXES = ("Scan imports", "Bundle and inspect", "Expand the cases", "Assemble the release",
-                 "Read the config", "Install the", "Run the transformer")
+STEP_PREFIXES = (
+    "Scan imports",
+    "Bundle and inspect",
+    "Expand the cases",
+    "Assemble the release",
+    "Read the config",
+    "Install the",
+    "Run the transformer",
+)
 
 
 def test_remote_cache_serves_a_rebuild_from_an_empty_local_store(buildgrid: str, tmp_path: Path) -> None:
@@ -300,9 +267,7 @@ def test_remote_cache_serves_a_rebuild_from_an_empty_local_store(buildgrid: str,
     try:
         ws.copy_example("support")
         ws.write(fifty_evals(n=5))
-        remote = [f"--remote-store-address={buildgrid}", "--remote-cache-read", "--remote-cache-write",
-                  "--remote-store-rpc-concurrency=16", "--remote-cache-rpc-concurrency=16",
-                  "--no-pantsd", "--stats-log"]
+        remote = [*remote_cache_options(buildgrid), "--no-pantsd", "--stats-log"]
         targets = ["examples/support:release", "bench50:release"]
 
         # 1. Cold local store: everything runs and is written to the remote cache.
@@ -310,8 +275,10 @@ def test_remote_cache_serves_a_rebuild_from_an_empty_local_store(buildgrid: str,
         assert first.counter("remote_cache_write_errors") == 0, first.stderr[-3000:]
         steps = {p for p in first.executed if p.startswith(STEP_PREFIXES)}
         assert len(steps) >= 10
-        built = {t: _tree(ws.root / "dist" / d / "release") for t, d in
-                 (("support", "examples.support"), ("bench", "bench50"))}
+        built = {
+            t: _tree(ws.root / "dist" / d / "release")
+            for t, d in (("support", "examples.support"), ("bench", "bench50"))
+        }
 
         # 2. Another empty local store, no pantsd: served from the remote cache.
         for d in ("examples.support", "bench50"):
@@ -324,14 +291,18 @@ def test_remote_cache_serves_a_rebuild_from_an_empty_local_store(buildgrid: str,
         assert steps <= hits, f"not served from the remote cache: {sorted(steps - hits)}"
         assert second.counter("remote_cache_speculation_local_completed_first") == 0
         assert second.counter("remote_cache_requests_uncached") == 0
-        assert {t: _tree(ws.root / "dist" / d / "release") for t, d in
-                (("support", "examples.support"), ("bench", "bench50"))} == built
+        assert {
+            t: _tree(ws.root / "dist" / d / "release")
+            for t, d in (("support", "examples.support"), ("bench", "bench50"))
+        } == built
 
         # 3. A warm local store (the usual one) gives the same bytes.
         for d in ("examples.support", "bench50"):
             subprocess.run(["rm", "-rf", str(ws.root / "dist" / d)], check=True)
         ws.pants("--no-pantsd", "package", *targets)
-        assert {t: _tree(ws.root / "dist" / d / "release") for t, d in
-                (("support", "examples.support"), ("bench", "bench50"))} == built
+        assert {
+            t: _tree(ws.root / "dist" / d / "release")
+            for t, d in (("support", "examples.support"), ("bench", "bench50"))
+        } == built
     finally:
         ws.cleanup()

@@ -1,24 +1,28 @@
-"""A throw-away Pants build root for integration tests and bench/pants.py.
+"""Throw-away Pants build roots for integration tests and bench/pants.py.
 
-It is a small monorepo that adopts the plugin the way docs/pants.md says: a
-copy of this repository's pants.toml (with `pythonpath` pointing at this
-checkout's rules/), the core's sources and the lockfiles, plus whatever
-benchmarks a test writes. It runs this checkout's `./pants` (so the Pants
-install, the pex CLI and the local store/cache are shared), with its own
-pantsd, stopped at the end.
+* `Workspace`: a monorepo running the plugin and the core from this checkout's sources.
+* `AdoptedRepo`: a fresh git repository that adopts the plugin as a user does, from the two
+  wheels (`build_wheelhouse`) and three lines of `pants.toml`.
+
+Both run this checkout's `./pants` (so the Pants install, the pex CLI and the local store/cache
+are shared), each with its own pantsd, stopped at the end.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 import signal
 import subprocess
 import tempfile
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 REPO = Path(__file__).resolve().parents[2]
 PANTS = REPO / "pants"
@@ -45,24 +49,21 @@ class PantsRun:
         return sorted(re.findall(r"\[DEBUG\] Running (.*?) under semaphore", self.stderr))
 
 
-class Workspace:
+class BuildRoot:
+    """A Pants build root in a temporary directory, run with this checkout's Pants install, with
+    its own pantsd (stopped by `cleanup`)."""
+
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or Path(tempfile.mkdtemp(prefix="tb-pants-"))
         self.root.mkdir(parents=True, exist_ok=True)
         self._setup()
 
     def _setup(self) -> None:
-        toml = (REPO / "pants.toml").read_text()
-        toml = toml.replace('"%(buildroot)s/rules"', f'"{REPO / "rules"}"')
-        (self.root / "pants.toml").write_text(toml)
-        shutil.copyfile(REPO / "BUILD", self.root / "BUILD")
-        shutil.copytree(REPO / "src" / "trunchbull", self.root / "src" / "trunchbull",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        for sub in ("python", "pants"):
-            shutil.copytree(REPO / "third_party" / sub, self.root / "third_party" / sub)
-        (self.root / "third_party" / "npm").mkdir(parents=True)
-        for name in ("package.json", "package-lock.json"):
-            shutil.copyfile(REPO / "third_party" / "npm" / name, self.root / "third_party" / "npm" / name)
+        raise NotImplementedError
+
+    def env(self) -> dict[str, str]:
+        """Environment variables of every Pants run (besides those ./pants sets)."""
+        return {}
 
     def write(self, files: dict[str, str]) -> None:
         for rel, content in files.items():
@@ -72,28 +73,35 @@ class Workspace:
 
     def copy_example(self, name: str, dest: str | None = None) -> str:
         dest = dest or f"examples/{name}"
-        shutil.copytree(REPO / "examples" / name, self.root / dest,
-                        ignore=shutil.ignore_patterns("node_modules", "dist"))
+        shutil.copytree(
+            REPO / "examples" / name, self.root / dest, ignore=shutil.ignore_patterns("node_modules", "dist")
+        )
         return dest
 
-    def pants(self, *args: str, env: dict[str, str] | None = None, check: bool = True,
-              timeout: float = 900) -> PantsRun:
-        merged = {**os.environ, "PANTS_BOOTSTRAP_QUIET": "1", **(env or {})}
+    def pants(
+        self,
+        *args: str,
+        env: dict[str, str] | None = None,
+        check: bool = True,
+        timeout: float = 900,
+        debug: bool = True,
+    ) -> PantsRun:
+        merged = {**os.environ, "PANTS_BOOTSTRAP_QUIET": "1", **self.env(), **(env or {})}
         for var in ("PYTHONPATH", "VIRTUAL_ENV", "PEX_ROOT"):
             merged.pop(var, None)
         start = time.monotonic()
-        # Always at debug level: `executed` reads it, and a change of the log
-        # level between runs would restart pantsd.
-        proc = subprocess.run([str(PANTS), "-ldebug", *args], cwd=self.root, env=merged, capture_output=True,
-                              text=True, timeout=timeout)
+        # At debug level by default: `executed` reads it. (A change of the log level between runs
+        # restarts pantsd: keep it the same within one build root.)
+        argv = [str(PANTS), *(["-ldebug"] if debug else []), *args]
+        proc = subprocess.run(argv, cwd=self.root, env=merged, capture_output=True, text=True, timeout=timeout)
         run = PantsRun(list(args), proc.returncode, proc.stdout, proc.stderr, time.monotonic() - start)
         if check and proc.returncode != 0:
             raise AssertionError(f"pants {' '.join(args)} exited {proc.returncode}:\n{proc.stderr[-6000:]}")
         return run
 
     def stop_pantsd(self) -> None:
-        """Stop the pantsd that this workspace started (by its pid file)."""
-        for pid_file in (self.root / ".pants.d").glob("**/pantsd/pid"):
+        """Stop the pantsd that this build root started (by its pid file)."""
+        for pid_file in (self.root / ".pids").glob("*/pantsd/pid"):
             try:
                 pid = int(pid_file.read_text().strip())
             except (OSError, ValueError):
@@ -112,6 +120,252 @@ class Workspace:
     def cleanup(self) -> None:
         self.stop_pantsd()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class Workspace(BuildRoot):
+    """A small monorepo that runs the plugin and the core from this checkout's sources (as this
+    repository does): a copy of its pants.toml (with `pythonpath` pointing at this checkout's
+    rules/), the core's sources and the lockfiles, plus whatever benchmarks a test writes."""
+
+    def _setup(self) -> None:
+        toml = (REPO / "pants.toml").read_text()
+        toml = toml.replace('"%(buildroot)s/rules"', f'"{REPO / "rules"}"')
+        (self.root / "pants.toml").write_text(toml)
+        shutil.copyfile(REPO / "BUILD", self.root / "BUILD")
+        shutil.copytree(REPO / "build-support", self.root / "build-support")
+        shutil.copytree(
+            REPO / "src" / "trunchbull",
+            self.root / "src" / "trunchbull",
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+        )
+        for sub in ("python", "pants"):
+            shutil.copytree(REPO / "third_party" / sub, self.root / "third_party" / sub)
+        (self.root / "third_party" / "npm").mkdir(parents=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(REPO / "third_party" / "npm" / name, self.root / "third_party" / "npm" / name)
+
+
+# -----------------------------------------------------------------------------------------------
+# Adoption: the distributions in another repository
+# -----------------------------------------------------------------------------------------------
+
+WHEELS = ("trunchbull", "trunchbull_pants")
+
+
+def version() -> str:
+    match = re.search(r'^__version__ = "([^"]+)"$', (REPO / "src/trunchbull/__init__.py").read_text(), re.M)
+    assert match
+    return match.group(1)
+
+
+def build_wheelhouse() -> Path:
+    """Build the two wheels with this checkout's Pants and return the directory that holds them:
+    `.cache/wheelhouse/<hash of the wheels>/`. Pants keys its caches by the `find_links` URL, not
+    by what it holds, so a wheelhouse named by its content is a cache hit when the wheels are the
+    same (they are byte-reproducible) and a new key when they change."""
+    # Inside the build root (Pants' rule for `--pants-distdir`), under the git- and Pants-ignored .cache/.
+    (REPO / ".cache").mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="wheel-build-", dir=REPO / ".cache") as out:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PEX_ROOT")}
+        proc = subprocess.run(
+            [
+                str(PANTS),
+                "--no-pantsd",
+                f"--pants-distdir={out}",
+                "package",
+                "//src/trunchbull:dist",
+                "//rules/trunchbull_pants:dist",
+            ],
+            cwd=REPO,
+            env={**env, "PANTS_BOOTSTRAP_QUIET": "1"},
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
+        if proc.returncode != 0:
+            raise AssertionError(f"building the wheels failed:\n{proc.stderr[-6000:]}")
+        wheels = [Path(out) / f"{name}-{version()}-py3-none-any.whl" for name in WHEELS]
+        digest = hashlib.sha256(b"".join(w.read_bytes() for w in wheels)).hexdigest()[:16]
+        house = REPO / ".cache" / "wheelhouse" / digest
+        if not house.is_dir():
+            house.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix="tmp-", dir=house.parent))
+            for wheel in wheels:
+                shutil.copyfile(wheel, tmp / wheel.name)
+            try:
+                tmp.rename(house)
+            except OSError:  # built by a concurrent run meanwhile: the same bytes
+                shutil.rmtree(tmp, ignore_errors=True)
+    return house
+
+
+def adoption_toml(wheelhouse: Path) -> str:
+    """SPEC §7's whole `pants.toml` of an adopting repository, plus the wheelhouse."""
+    return (
+        "[GLOBAL]\n"
+        'pants_version = "2.17.1"\n'
+        f'plugins = ["trunchbull-pants=={version()}"]\n'
+        'backend_packages.add = ["trunchbull_pants"]\n'
+        "\n"
+        "[python-repos]\n"
+        f'find_links = ["file://{wheelhouse}"]\n'
+    )
+
+
+ADOPTION_GITIGNORE = "/.pants.d/\n/.pids/\n/dist/\n"
+
+
+class AdoptedRepo(BuildRoot):
+    """A fresh git repository that uses Trunchbull as a user's monorepo would: nothing of this
+    checkout in it but what a test writes (benchmarks, helpers), and the pants.toml of SPEC §7
+    naming a wheelhouse of the two distributions (`build_wheelhouse`)."""
+
+    def __init__(self, wheelhouse: Path, root: Path | None = None) -> None:
+        self.wheelhouse = wheelhouse
+        super().__init__(root)
+
+    def _setup(self) -> None:
+        (self.root / "pants.toml").write_text(adoption_toml(self.wheelhouse))
+        (self.root / ".gitignore").write_text(ADOPTION_GITIGNORE)
+        self.git("init", "-q")
+
+    def env(self) -> dict[str, str]:
+        # What this offline machine needs and a user elsewhere would not write: ./pants points
+        # Pants at a locally built pex CLI and the system CA bundle; the machine's pip config
+        # (a constraints file) must not reach pex; Pants runs from a venv, not the `pants`
+        # launcher (which would need GitHub), so its warning about that is off.
+        return {
+            "PANTS_SUBPROCESS_ENVIRONMENT_ENV_VARS": "['PIP_CONFIG_FILE=/dev/null']",
+            "NO_SCIE_WARNING": "1",
+        }
+
+    def git(self, *args: str) -> str:
+        proc = subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return proc.stdout
+
+    def commit(self, message: str = "commit") -> None:
+        self.git("add", "-A")
+        self.git("commit", "-qm", message)
+
+
+# -----------------------------------------------------------------------------------------------
+# A REAPI remote cache: BuildGrid's CAS + ActionCache on 127.0.0.1
+# -----------------------------------------------------------------------------------------------
+
+BUILDGRID_VERSION = "0.4.4"  # the release that installs on Python 3.11
+
+BUILDGRID_CONFIG = """\
+thread-pool-size: 64
+server:
+  - !channel
+    address: "127.0.0.1:{port}"
+    insecure-mode: true
+storages:
+  - !disk-storage &cas
+    path: {cas}
+caches:
+  - !lru-action-cache &ac
+    storage: *cas
+    max-cached-refs: 100000
+    allow-updates: true
+instances:
+  - name: ""
+    services:
+      - !action-cache
+        cache: *ac
+      - !cas
+        storage: *cas
+      - !bytestream
+        storage: *cas
+"""
+
+
+def install_buildgrid() -> Path:
+    """BuildGrid from PyPI in .cache/buildgrid-venv/ (once); returns its `bgd`."""
+    configured = os.environ.get("TRUNCHBULL_BGD")
+    if configured:
+        return Path(configured)
+    venv = REPO / ".cache" / "buildgrid-venv"
+    bgd = venv / "bin" / "bgd"
+    if bgd.exists():
+        return bgd
+    candidates = [
+        shutil.which("python3.11"),
+        *sorted(str(p) for p in Path.home().glob(".pyenv/versions/3.11*/bin/python3.11")),
+    ]
+    python = next((c for c in candidates if c), None) or sys.executable
+    subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    subprocess.run(
+        [
+            str(venv / "bin" / "pip"),
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            f"buildgrid=={BUILDGRID_VERSION}",
+        ],
+        check=True,
+    )
+    return bgd
+
+
+def _ephemeral_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def buildgrid(directory: Path) -> Iterator[str]:
+    """A BuildGrid server (its CAS on disk under `directory`) on an ephemeral port of 127.0.0.1,
+    for as long as the context lasts; yields its `grpc://` address."""
+    import socket
+
+    bgd = install_buildgrid()
+    directory.mkdir(parents=True, exist_ok=True)
+    port = _ephemeral_port()
+    config = directory / "buildgrid.yml"
+    config.write_text(BUILDGRID_CONFIG.format(port=port, cas=directory / "cas"))
+    with (directory / "bgd.log").open("w") as log:
+        proc = subprocess.Popen([str(bgd), "server", "start", str(config)], stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        raise AssertionError((directory / "bgd.log").read_text())
+                    time.sleep(0.3)
+            yield f"grpc://127.0.0.1:{port}"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def remote_cache_options(address: str, *, write: bool = True) -> list[str]:
+    """Pants' own remote-cache options for a BuildGrid at `address`. BuildGrid's default gRPC
+    thread pool is small and the toolchain is thousands of blobs: Pants' concurrency is capped."""
+    return [
+        f"--remote-store-address={address}",
+        "--remote-instance-name=",
+        "--remote-cache-read",
+        f"--{'' if write else 'no-'}remote-cache-write",
+        "--remote-store-rpc-concurrency=16",
+        "--remote-cache-rpc-concurrency=16",
+    ]
 
 
 def fifty_evals(root: str = "bench50", n: int = 50) -> dict[str, str]:

@@ -459,7 +459,9 @@ def test_transformer_path_rules(tmp_path):
 
 def test_example_benchmark_builds_with_its_transformer(tmp_path):
     from tests.transformers.helpers import REPO
-    import os, subprocess, sys
+    import os
+    import subprocess
+    import sys
     out = tmp_path / "release"
     proc = subprocess.run([sys.executable, "-m", "trunchbull", "build", str(REPO / "examples/data"), "-o", str(out)],
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})

@@ -297,6 +297,10 @@ class TransformerRun:
     def error(self, code: str, message: str, hint: str | None = None, path: str = "") -> None:
         self.compiler.problem(Where(self.module, path=path), code, message, hint)
 
+    def _finish_case(self, draft) -> None:
+        assert self._finish is not None, "cases are finished only while execute() runs"
+        self._finish(draft)
+
     def execute(self, finish: Finish) -> bool:
         """Both runs, concurrently, then the comparison and validation; or, when
         the two runs were made by separate processes (steps transform-run), only
@@ -358,7 +362,7 @@ class TransformerRun:
         source = {"module": self._eval_module, "transformer": self.module, "index": index}
         draft = check_case(value, Where(self.module, None, None, f"result[{index}]"), source, self._report)
         if draft:
-            self._finish(draft)
+            self._finish_case(draft)
 
     def _workspace(self):
         parent = self.compiler.install_dir / "transform-runs" if self.compiler.install_dir else None
@@ -388,7 +392,7 @@ class TransformerRun:
         self.module_inputs = [rel_posix(self.compiler.root / p, self.compiler.root) for p in result["inputs"]]
         return Path(result["bundleFile"])
 
-    def _failure(self, run: SandboxResult, limits: Limits) -> tuple[str, str, str]:
+    def _failure(self, run: SandboxResult, limits: Limits) -> tuple[str, str, str | None]:
         """(code, message, hint) for a run that produced no response."""
         if run.timed_out:
             return ("transformer-deadline", f"stopped at the deadline: the run did not finish within {limits.deadline_s:g} s "
@@ -441,6 +445,7 @@ class TransformerRun:
                        "name is an authoring ID, e.g. name: \"trivia\"")
             return False
         first, second = outputs
+        assert first.response is not None and second.response is not None  # no failures
         # Equal hashes of the streamed case lines (the usual case) need no
         # second parse and no canonical comparison.
         if not (first.streamed and second.streamed and first.digest == second.digest):
@@ -454,7 +459,7 @@ class TransformerRun:
             # from that stream, is dropped.)
             drafts = self._validate(who, first.response["result"])
             for draft in drafts or ():
-                self._finish(draft)
+                self._finish_case(draft)
             return drafts is not None
         if not first.response["count"]:
             self.error("cases-empty", f"{who}: transform returned no cases", "return at least one case", path="result")
@@ -468,6 +473,7 @@ class TransformerRun:
         """A run's result as the walk reports it: { value, functions, errors }."""
         if output.streamed:
             return {"value": output.cases(), "functions": [], "errors": []}
+        assert output.response is not None  # a run without a response failed before any comparison
         return output.response["result"]
 
     def _nondeterministic(self, who: str, first: dict, second: dict) -> None:

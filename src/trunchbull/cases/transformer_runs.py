@@ -18,7 +18,7 @@ import stat
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import orjson
 
@@ -30,7 +30,7 @@ from trunchbull.userfiles import MISSING, FileProblem, open_file
 MAX_CASES = 25_000
 
 # The two runs' deliberately different environments (reproducible-builds style).
-RUNS = (
+RUNS: tuple[dict[str, Any], ...] = (
     {"dir": "1/work", "TZ": "Pacific/Kiritimati", "LANG": "en_US.UTF-8", "HOME": "/home/trunchbull-first",
      "USER": "trunchbull-first", "umask": 0o022, "clock_offset_ms": 0, "env_order": 1},
     {"dir": "2/varied/deeper/cwd", "TZ": "Etc/GMT+12", "LANG": "tr_TR.UTF-8", "HOME": "/var/empty/second-home",
@@ -100,10 +100,13 @@ class OutputReader:
     @property
     def holding(self) -> bool:
         """The run has reported its digest and waits for the caller's decision."""
-        return self.streamed and self.trailer is not None and not self.decided and self.response["count"] > 0
+        response = self.response
+        return response is not None and "stream" in response and self.trailer is not None and not self.decided \
+            and response["count"] > 0
 
     def ask_for_lines(self) -> None:
         """The caller asked a holding run for its lines: they (kept raw) and a second trailer follow."""
+        assert self.response is not None, "only a holding run is asked for its lines"
         self.decided, self.keep_lines, self.on_case = True, True, None
         self.lines = []
         self.expected, self.trailer = self.response["count"], None
@@ -115,8 +118,9 @@ class OutputReader:
     @property
     def complete(self) -> bool:
         """A streamed response has ended with its trailer and the caller's decision."""
-        return self.streamed and self.trailer is not None and not self.expected and not self.malformed \
-            and (self.decided or self.response["count"] == 0)
+        response = self.response
+        return response is not None and "stream" in response and self.trailer is not None and not self.expected \
+            and not self.malformed and (self.decided or response["count"] == 0)
 
     def feed(self, line: bytes) -> bool:
         """Take the next line; True when it was a case line (more lines or a
@@ -161,16 +165,16 @@ class OutputReader:
         return value
 
     def output(self, sandbox: SandboxResult) -> RunOutput:
-        response = self.response
+        response, trailer = self.response, self.trailer
         if sandbox.timed_out or (sandbox.returncode != 0 and not sandbox.complete) or self.malformed:
             response = None
-        elif self.streamed:
-            if self.trailer is None or self.expected or not isinstance(self.trailer.get("sha256"), str):
+        elif response is not None and "stream" in response:
+            if trailer is None or self.expected or not isinstance(trailer.get("sha256"), str):
                 response = None
-            elif self.trailer.get("violation"):
-                response = {"ok": False, "stage": "sandbox", "error": self.trailer["violation"], "name": response.get("name")}
-        streamed = response is not None and self.streamed
-        return RunOutput(sandbox, response, streamed, self.trailer["sha256"] if streamed else None, self.lines)
+            elif trailer.get("violation"):
+                response = {"ok": False, "stage": "sandbox", "error": trailer["violation"], "name": response.get("name")}
+        streamed = response is not None and self.streamed and trailer is not None
+        return RunOutput(sandbox, response, streamed, trailer["sha256"] if streamed and trailer else None, self.lines)
 
     def read_all(self, stdout: bytes, sandbox: SandboxResult) -> RunOutput:
         """Read a finished run's whole stdout (a run made by another process)."""
@@ -256,7 +260,8 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
         """Whether run `index`'s lines are needed to compare it with the other run."""
         other = reports[1 - index]
         if isinstance(other, str):
-            return other != readers[index].trailer["sha256"]
+            trailer = readers[index].trailer
+            return trailer is None or other != trailer["sha256"]
         return other is not None and other.response is not None and other.response.get("ok") is True
 
     # The deadline is for the transformer's own work: time spent waiting on
@@ -264,24 +269,28 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
     # run) restarts it rather than counting against it.
     def on_line(index: int, line: bytes) -> bool:
         reader = readers[index]
+        handle = running[index]
+        assert handle is not None, "a line before the process was spawned"
         before = reader.response
         if reader.feed(line):
             return False
         if before is None and reader.streamed:
-            running[index].start_deadline()
+            handle.start_deadline()
         if not reader.holding:
             return reader.complete
-        running[index].stop_deadline()
+        assert reader.trailer is not None  # holding
+        handle.stop_deadline()
         reports[index] = reader.trailer["sha256"]
         reported[index].set()
         reported[1 - index].wait()
-        running[index].start_deadline()
+        handle.start_deadline()
         ask = needs_lines(index)
         if ask:
             reader.ask_for_lines()
         else:
             reader.let_go()
-        stdin = running[index].proc.stdin
+        stdin = handle.proc.stdin
+        assert stdin is not None  # started with stdin_pipe=True
         try:
             if ask:
                 stdin.write(b"lines\n")
@@ -294,13 +303,13 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
     def run(index: int) -> None:
         try:
             launch = _prepare(index, tmp, bundle, sources, install_dir, tc, "lines" if index == 0 else "digest")
-            results[index] = stream_sandboxed(
+            results[index] = result = stream_sandboxed(
                 JS_DIR / "transform.mjs", launch.args, lambda line: on_line(index, line),
                 read_paths=launch.read_paths, timeout=limits.deadline_s, tc=tc, env=launch.env, cwd=launch.cwd,
                 memory_mb=limits.memory_mb, umask=launch.umask, stdin_pipe=True,
                 on_spawn=lambda handle: running.__setitem__(index, handle))
             if reports[index] is None:
-                reports[index] = readers[index].output(results[index])
+                reports[index] = readers[index].output(result)
         except BaseException as err:  # re-raised in the calling thread
             failed.append(err)
         finally:
@@ -312,7 +321,9 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
     second.join()
     if failed:
         raise failed[0]
-    return [reader.output(result) for reader, result in zip(readers, results)]
+    done = [result for result in results if result is not None]
+    assert len(done) == 2  # both ran (or one failed, raised above)
+    return [reader.output(result) for reader, result in zip(readers, done)]
 
 
 def run_one(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Path | None,

@@ -203,7 +203,8 @@ class EvaluatorPool:
         started = time.monotonic()
         while pending:
             wait = started + limit - time.monotonic()
-            readable, writable = [], []
+            readable: list[int] = []
+            writable: list[int] = []
             if wait > 0:
                 try:
                     readable, writable, _ = select.select([proc.out_fd], [proc.in_fd] if outbox else [], [], wait)

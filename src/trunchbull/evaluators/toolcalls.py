@@ -17,11 +17,12 @@ class _JsonSchema:
         from jsonschema import exceptions
         from jsonschema.validators import validator_for
 
+        unresolvable: type[Exception]
         try:  # jsonschema >= 4.18
-            from referencing.exceptions import Unresolvable
+            from referencing.exceptions import Unresolvable as unresolvable
         except ImportError:  # pragma: no cover
-            Unresolvable = exceptions.RefResolutionError  # noqa: N806
-        self.exceptions, self.validator_for, self.Unresolvable = exceptions, validator_for, Unresolvable
+            unresolvable = exceptions.RefResolutionError
+        self.exceptions, self.validator_for, self.Unresolvable = exceptions, validator_for, unresolvable
         return getattr(self, name)
 
 

@@ -49,6 +49,10 @@ def _row(case: dict, repeat: int | None, outcome: str, score: float | None, mess
             "releaseDigest": digest}
 
 
+# The tool calls handed to graders that do not look at them: one shared, never-mutated list.
+_NO_CALLS: list[dict] = []
+
+
 def grade(release: LoadedRelease, samples: list[Sample], missing_message: str) -> Graded:
     """`missing_message`: the result message of a sample without a response."""
     started = time.perf_counter()
@@ -85,6 +89,8 @@ def grade(release: LoadedRelease, samples: list[Sample], missing_message: str) -
             append(_row(case, repeat, "error", None, None, None, kind, 0.0, digest))
             continue
         t0 = clock()
+        key: str | tuple[str, tuple]
+        calls: list[dict]
         if kind == "tool_call_syntax":
             key = (dumps(spec).decode(), tuple(case.get("tools") or ()))
             calls = normalize_tool_calls(response.tool_calls)
@@ -96,7 +102,7 @@ def grade(release: LoadedRelease, samples: list[Sample], missing_message: str) -
                 gc.collect(0)
         else:
             key = dumps(spec).decode()
-            calls = ()
+            calls = _NO_CALLS
         grader = graders.get(key)
         if grader is None:
             try:
@@ -124,7 +130,7 @@ def _grade_custom(release: LoadedRelease, custom: list[tuple[int, str, dict]], r
 
     with lifetime.scratch_dir("trunchbull-grade-") as tmp:
         layout = runtime_layout(release, tmp)
-        calls = []
+        calls: list[Call | None] = []
         paths: dict[str, str | None] = {}  # module → the bundle's path on disk (None: not in the release)
         for index, module, payload in custom:
             if module not in paths:

@@ -113,4 +113,5 @@ def _diagnose(obj: Any, number: int, display: str, case_ids, responses: dict[str
                                    f"duplicate response for case {case_id!r} (first at line {previous.line})",
                                    display, number, hint="each case needs exactly one response"))
         return
-    responses[case_id] = Response(number, output if not bad else "", tool_calls if not bad else [], finish, usage)
+    responses[case_id] = Response(number, output if not bad and isinstance(output, str) else "",
+                                  tool_calls if not bad else [], finish, usage)

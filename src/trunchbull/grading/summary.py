@@ -30,7 +30,7 @@ def _interval(mean: float | None, sd: float | None, n: int) -> list[float] | Non
     if mean is None or sd is None or n < 2:
         return None
     half = Z95 * sd / sqrt(n)
-    return [_rounded(max(0.0, mean - half)), _rounded(min(1.0, mean + half))]
+    return [round(max(0.0, mean - half), DIGITS), round(min(1.0, mean + half), DIGITS)]
 
 
 def summarize(manifest: dict, results: Sequence[dict], usages: Sequence[dict | None] | None = None,

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -89,7 +90,7 @@ def resolve_options(args, previous: dict | None) -> RunOptions:
         raise UsageError("--model SPEC is required (e.g. --model echo, --model openai:gpt-4o-mini)")
     base_url = pick("--base-url", args.base_url, old.get("baseUrl"), has)
     api_key_env = pick("", args.api_key_env, old.get("apiKeyEnv"), has)
-    values = {}
+    values: dict[str, Any] = {}
     for name, flag in SETTING_FLAGS.items():
         given = getattr(args, _arg_name(name))
         value = pick(flag if name not in SCHEDULING_ONLY else "", given, old_settings.get(name), has and name in old_settings)
@@ -291,7 +292,8 @@ def _grade_and_report(run_dir: Path, release: LoadedRelease, samples: list[Sampl
                       args) -> int:
     records = read_records(run_dir / RESPONSES).records
     to_grade = []
-    usages, latencies = [], []
+    usages: list[dict | None] = []
+    latencies: list[float | None] = []
     for sample in samples:
         row = records.get((sample.case_id, sample.repeat))
         if row is None:
@@ -299,7 +301,8 @@ def _grade_and_report(run_dir: Path, release: LoadedRelease, samples: list[Sampl
             usages.append(None)
             latencies.append(None)
             continue
-        response = Response(0, row.get("output") if type(row.get("output")) is str else "", row.get("toolCalls") or [],
+        output = row.get("output")
+        response = Response(0, output if type(output) is str else "", row.get("toolCalls") or [],
                             row.get("finishReason"), row.get("usage"))
         to_grade.append(GradedSample(sample.case, response, sample.repeat, row.get("error") or None))
         usages.append(row.get("usage"))

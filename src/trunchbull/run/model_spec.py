@@ -108,7 +108,7 @@ def parse_model_spec(text: str, *, base_url: str | None = None, api_key_env: str
         if not os.environ.get(key_env):
             if api_key_env or provider.needs_key:
                 raise UsageError(f"--model {text!r} needs an API key: the environment variable {key_env} is not set"
-                                 + ("" if api_key_env else f" (or name another variable with --api-key-env NAME)"))
+                                 + ("" if api_key_env else " (or name another variable with --api-key-env NAME)"))
             key_env = None
     elif api_key_env:
         raise UsageError(f"--api-key-env does not apply to --model {name}")

@@ -5,10 +5,11 @@ and compared on `--resume`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import Any
 
 from trunchbull.diagnostics import UsageError
 
-DEFAULTS = {"maxSteps": 8, "timeout": 300.0, "toolTimeout": 30.0, "retries": 6, "concurrency": 16}
+DEFAULTS: dict[str, Any] = {"maxSteps": 8, "timeout": 300.0, "toolTimeout": 30.0, "retries": 6, "concurrency": 16}
 # Settings that only decide how fast a run goes, not what a sample is: they
 # may differ on --resume.
 SCHEDULING_ONLY = ("concurrency",)

@@ -33,5 +33,6 @@ def _build(root: Path, as_json: bool) -> tuple[int, Path | None]:
 
     code, outcome, out = build_release(root, None, as_json=as_json)
     if out is not None and not as_json:
+        assert outcome.release is not None  # built
         print(f"built {out}: {describe_counts(outcome.release.manifest['counts'])}", file=sys.stderr)
     return code, out

@@ -30,7 +30,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import IO, Callable
 
 import orjson
 
@@ -68,7 +68,7 @@ class _Worker:
     proc: subprocess.Popen
     in_fd: int
     out_fd: int
-    log: object
+    log: IO[bytes]
     ready: bool = False
     inflight: dict[int, _InFlight] = field(default_factory=dict)
     open_tools: dict[tuple[int, int], float] = field(default_factory=dict)
@@ -213,9 +213,9 @@ class WorkerPool:
         readers = {w.out_fd: w for w in self.workers}
         writers = [w.in_fd for w in self.workers if w.outbox]
         try:
-            readable, writable, _ = select.select(list(readers), writers, [], wait)
+            readable, _, _ = select.select(list(readers), writers, [], wait)
         except InterruptedError:
-            readable, writable = [], []
+            readable = []
         for fd in readable:
             worker = readers[fd]
             try:
@@ -325,6 +325,7 @@ class WorkerPool:
                 continue
             item = worker.inflight.pop(culprit)
             if on_record is not None:
+                assert kind is not None and message is not None  # set with the culprit
                 on_record(item.sample, kind, _error_record(item.sample, kind, message, now - item.sent))
             requeue.extend(worker.inflight.values())
             worker.inflight.clear()

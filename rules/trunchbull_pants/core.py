@@ -1,0 +1,207 @@
+"""The Trunchbull core (Python 3.11+) as a Pants-resolved tool, and one run of one of its
+compile steps (`CoreProcess` -> `Process`).
+
+* Installed (the default): a VenvPex of `[trunchbull]`'s requirement (`trunchbull==<version>`)
+  from the lockfile shipped in the plugin or from `install_from_resolve`, as Pants installs its
+  own Python tools.
+* From source (`[trunchbull].core`): a VenvPex of the core target's third-party requirements,
+  with its sources shipped beside it (`PEX_EXTRA_SYS_PATH`), so a source edit does not rebuild it.
+
+Either way the PEX selects its interpreter itself (a Python 3.11+ on `[python-bootstrap]`'s
+search path) instead of Pants asking the pex CLI for one up front: that lookup is a process that
+runs again after every pantsd restart (~5 s), while a built PEX is a cache hit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from pants.backend.python.util_rules.pex import PexLayout, PexRequest, VenvPex, VenvPexProcess
+from pants.backend.python.util_rules.pex_from_targets import PexFromTargetsRequest
+from pants.backend.python.util_rules.python_sources import PythonSourceFilesRequest, StrippedPythonSourceFiles
+from pants.core.util_rules.system_binaries import BashBinary, LnBinary, MkdirBinary
+from pants.engine.addresses import Addresses, UnparsedAddressInputs
+from pants.engine.fs import EMPTY_DIGEST, AddPrefix, Digest, MergeDigests
+from pants.engine.process import Process
+from pants.engine.rules import Get, MultiGet, collect_rules, rule
+from pants.engine.target import TransitiveTargets, TransitiveTargetsRequest
+from pants.option.global_options import GlobalOptions
+from pants.util.frozendict import FrozenDict
+from pants.util.logging import LogLevel
+
+from trunchbull_pants.npm import ca_env
+from trunchbull_pants.subsystems import TrunchbullSubsystem
+from trunchbull_pants.toolchain import TOOLCHAIN_DIR, NodeToolchain, ToolchainRequest
+
+CORE_DIR = "__trunchbull_core"
+
+
+@dataclass(frozen=True)
+class CoreRequest:
+    pass
+
+
+@dataclass(frozen=True)
+class TrunchbullCore:
+    pex: VenvPex
+    sources: Digest  # from source: the stripped core sources under CORE_DIR/; else empty
+
+
+@dataclass(frozen=True)
+class CoreProcess:
+    """Run the core's `trunchbull.steps <argv>` in a sandbox holding `input_digest`, with the
+    toolchain at `TOOLCHAIN_DIR`."""
+
+    argv: tuple[str, ...]
+    input_digest: Digest
+    description: str
+    output_files: tuple[str, ...] = ()
+    output_directories: tuple[str, ...] = ()
+    extra_env: tuple[tuple[str, str], ...] = ()
+    extra_immutable_input_digests: tuple[tuple[str, Digest], ...] = ()
+    timeout_seconds: int | None = None
+    level: LogLevel = LogLevel.DEBUG
+    # (flag, directory): `flag <real path of directory>` is appended to argv. For immutable
+    # inputs: Node's permission model checks real paths, and the real path of an immutable input
+    # is outside the sandbox.
+    realpath_args: tuple[tuple[str, str], ...] = ()
+    # (link, directory): before the step runs, `link` is made a symlink to the real path of
+    # `directory` (an immutable input). Node's permission model reads every symlink on the way to
+    # a file, so a link straight to the real path (no intermediate sandbox symlink) is what a read
+    # path can allow. Made at run time, so the cache key holds only the two fixed paths.
+    realpath_links: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def create(
+        cls,
+        argv: Iterable[str],
+        *,
+        input_digest: Digest,
+        description: str,
+        output_files: Iterable[str] = (),
+        output_directories: Iterable[str] = (),
+        extra_env: Mapping[str, str] | None = None,
+        immutable_input_digests: Mapping[str, Digest] | None = None,
+        timeout_seconds: int | None = None,
+        level: LogLevel = LogLevel.DEBUG,
+        realpath_args: Iterable[tuple[str, str]] = (),
+        realpath_links: Iterable[tuple[str, str]] = (),
+    ) -> CoreProcess:
+        return cls(
+            tuple(argv),
+            input_digest,
+            description,
+            tuple(output_files),
+            tuple(output_directories),
+            tuple(sorted((extra_env or {}).items())),
+            tuple(sorted((immutable_input_digests or {}).items())),
+            timeout_seconds,
+            level,
+            tuple(realpath_args),
+            tuple(realpath_links),
+        )
+
+
+async def _core_from_source(address: str, subsystem: TrunchbullSubsystem) -> TrunchbullCore:
+    addresses = await Get(
+        Addresses,
+        UnparsedAddressInputs([address], owning_address=None, description_of_origin="`[trunchbull].core`"),
+    )
+    transitive = await Get(TransitiveTargets, TransitiveTargetsRequest(addresses))
+    pex, sources = await MultiGet(
+        Get(
+            VenvPex,
+            PexFromTargetsRequest(
+                addresses,
+                output_filename="trunchbull-core.pex",
+                internal_only=False,
+                layout=PexLayout.PACKED,
+                include_source_files=False,
+                main=subsystem.main,
+            ),
+        ),
+        Get(StrippedPythonSourceFiles, PythonSourceFilesRequest(transitive.closure, include_resources=True)),
+    )
+    core_sources = await Get(Digest, AddPrefix(sources.stripped_source_files.snapshot.digest, CORE_DIR))
+    return TrunchbullCore(pex, core_sources)
+
+
+@rule(desc="Build the Trunchbull core PEX", level=LogLevel.DEBUG)
+async def build_core(_: CoreRequest, subsystem: TrunchbullSubsystem) -> TrunchbullCore:
+    if subsystem.core:
+        return await _core_from_source(subsystem.core, subsystem)
+    # The core's own interpreter constraints (Python 3.11+), unless it comes from a resolve and
+    # they were not set: then the resolve's, as Pants does for its tools. (Pants would otherwise
+    # apply the repository's `[python].interpreter_constraints` to the default lockfile too.)
+    from_resolve = subsystem.install_from_resolve and subsystem.options.is_default("interpreter_constraints")
+    request = subsystem.to_pex_request(
+        interpreter_constraints=None if from_resolve else subsystem.interpreter_constraints
+    )
+    # Not `internal_only`: the PEX picks its interpreter from its constraints when it runs, so no
+    # interpreter lookup has to run first (see the module docstring).
+    request = dataclasses.replace(request, internal_only=False, layout=PexLayout.PACKED)
+    pex = await Get(VenvPex, PexRequest, request)
+    return TrunchbullCore(pex, EMPTY_DIGEST)
+
+
+@rule(level=LogLevel.DEBUG)
+async def core_process(
+    request: CoreProcess,
+    global_options: GlobalOptions,
+    bash: BashBinary,
+    mkdir: MkdirBinary,
+    ln: LnBinary,
+) -> Process:
+    core, toolchain = await MultiGet(Get(TrunchbullCore, CoreRequest()), Get(NodeToolchain, ToolchainRequest()))
+    input_digest = await Get(Digest, MergeDigests([request.input_digest, core.sources]))
+    env = {
+        "TZ": "UTC",
+        "LANG": "C.UTF-8",
+        **({"PEX_EXTRA_SYS_PATH": CORE_DIR} if core.sources != EMPTY_DIGEST else {}),
+        **ca_env(global_options),
+        **dict(request.extra_env),
+    }
+    process = await Get(
+        Process,
+        VenvPexProcess(
+            core.pex,
+            argv=request.argv,
+            description=request.description,
+            input_digest=input_digest,
+            extra_env=env,
+            output_files=request.output_files or None,
+            output_directories=request.output_directories or None,
+            timeout_seconds=request.timeout_seconds,
+            level=request.level,
+        ),
+    )
+    # The toolchain (and other immutable inputs) by their real paths: Node's permission model
+    # (inspection of user code) checks real paths. The argv stays the same on every machine, so
+    # the cache key does too.
+    script = f'export TRUNCHBULL_TOOLCHAIN="$(cd {TOOLCHAIN_DIR} && pwd -P)"; '
+    for link, directory in request.realpath_links:
+        parent = os.path.dirname(link)
+        script += (f"{mkdir.path} -p {parent} && " if parent else "") + (
+            f'{ln.path} -s "$(cd {directory} && pwd -P)" {link} || exit 2; '
+        )
+    for flag, directory in request.realpath_args:
+        script += f'set -- "$@" {flag} "$(cd {directory} && pwd -P)"; '
+    script += 'exec "$@"'
+    return dataclasses.replace(
+        process,
+        argv=(bash.path, "-c", script, "trunchbull-step", *process.argv),
+        immutable_input_digests=FrozenDict(
+            {
+                **process.immutable_input_digests,
+                TOOLCHAIN_DIR: toolchain.digest,
+                **dict(request.extra_immutable_input_digests),
+            }
+        ),
+    )
+
+
+def rules():
+    return collect_rules()
