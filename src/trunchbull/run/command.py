@@ -34,7 +34,7 @@ from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
 from trunchbull.loaded_release import LoadedRelease, load_release, runtime_layout
 from trunchbull.run.cache import ResponseCache, as_cached, default_cache_path
-from trunchbull.run.local_runtime import context_size, local_runtime
+from trunchbull.run.local_runtime import context_size, local_runtime, thread_count
 from trunchbull.run.model_spec import ModelSpec, parse_model_spec
 from trunchbull.run.progress import RunProgress
 from trunchbull.run.records import (RESPONSES, RESULTS, RUN_JSON, SUMMARY, RecordLog, drop_error_records, read_records,
@@ -259,7 +259,7 @@ def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samp
     if spec.local:  # installed on first use; one model instance per worker, one sample at a time on each
         runtime = local_runtime(tc)
         size, threads = local_model_plan(settings.concurrency, samples)
-        model.update(runtime=str(runtime.root), threads=threads, contextSize=context_size())
+        model.update(runtime=str(runtime.root), threads=thread_count(threads), contextSize=context_size())
         read_paths += runtime.read_paths()
         node_flags, per_worker = runtime.node_flags, 1
     config = {"model": model, "settings": settings.call_settings(), "maxSteps": settings.maxSteps,

@@ -55,17 +55,28 @@ def check_platform() -> None:
 
 DEFAULT_CONTEXT = 8192
 CONTEXT_ENV = "TRUNCHBULL_LLAMACPP_CONTEXT"
+THREADS_ENV = "TRUNCHBULL_LLAMACPP_THREADS"
+
+
+def _positive(name: str, minimum: int, what: str) -> int | None:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < minimum:
+        raise UsageError(f"{name}={text!r}: give {what} as an integer ≥ {minimum}")
+    return int(text)
 
 
 def context_size() -> int:
     """The context (tokens) of each worker's model: TRUNCHBULL_LLAMACPP_CONTEXT,
     else 8192, and never more than the model was trained for."""
-    text = os.environ.get(CONTEXT_ENV, "").strip()
-    if not text:
-        return DEFAULT_CONTEXT
-    if not text.isdigit() or int(text) < 64:
-        raise UsageError(f"{CONTEXT_ENV}={text!r}: give the local model's context size as a number of tokens ≥ 64")
-    return int(text)
+    return _positive(CONTEXT_ENV, 64, "the local model's context size in tokens") or DEFAULT_CONTEXT
+
+
+def thread_count(planned: int) -> int:
+    """The threads of each worker's model: TRUNCHBULL_LLAMACPP_THREADS, else
+    the plan's share of the cores."""
+    return _positive(THREADS_ENV, 1, "the local model's threads per worker") or planned
 
 
 def _lock_dir() -> Path:
