@@ -23,6 +23,7 @@ const sequence = context.getSequence();
 const chat = new LlamaChat({ contextSequence: sequence, autoDisposeSequence: false });
 for (const { system, prompt } of config.prompts) {
   const history = [...(system ? [{ type: "system", text: system }] : []), { type: "user", text: prompt }, { type: "model", response: [] }];
+  if (process.env.CLEAR) await sequence.clearHistory();
   const before = sequence.tokenMeter.usedOutputTokens;
   const result = await chat.generateResponse(history, { ...config.settings });
   process.stdout.write(`${JSON.stringify({ tokens: sequence.tokenMeter.usedOutputTokens - before, text: result.response })}\n`);
