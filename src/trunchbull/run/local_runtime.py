@@ -23,11 +23,11 @@ import hashlib
 import os
 import platform
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from trunchbull import lifetime
 from trunchbull.diagnostics import UsageError
 from trunchbull.node import sandbox_flags
 from trunchbull.toolchain import JS_DIR, Toolchain, cache_root
@@ -150,7 +150,7 @@ def _install(tc: Toolchain, npm: str, staging: Path) -> None:
         shutil.copyfile(_lock_dir() / name, staging / name)
     env = dict(os.environ)
     env["PATH"] = f"{tc.node.parent}{os.pathsep}{env.get('PATH', '')}"
-    result = subprocess.run([npm, *INSTALL_COMMAND], cwd=staging, env=env, capture_output=True, text=True)
+    result = lifetime.run([npm, *INSTALL_COMMAND], cwd=staging, env=env)
     if result.returncode != 0:
         raise UsageError(f"--model llamacpp: installing node-llama-cpp failed (npm {' '.join(INSTALL_COMMAND)}):\n"
                          f"{result.stderr.strip()[-3000:]}")
@@ -178,6 +178,6 @@ def _record_last_build(runtime: LocalRuntime) -> None:
 
 
 def _check(tc: Toolchain, cmd: list[str], cwd: Path, what: str) -> None:
-    result = subprocess.run(cmd, cwd=cwd, env=tc.base_env(), capture_output=True, text=True, timeout=300)
+    result = lifetime.run(cmd, cwd=cwd, env=tc.base_env())
     if result.returncode != 0:
         raise UsageError(f"--model llamacpp: {what}:\n{(result.stderr or result.stdout).strip()[-3000:]}")
