@@ -128,7 +128,7 @@ def local_runtime(tc: Toolchain) -> LocalRuntime:
     npm = shutil.which("npm")
     if not npm:
         raise UsageError("--model llamacpp: npm is required once, to install node-llama-cpp (the local model runtime)")
-    print("trunchbull: installing node-llama-cpp, the local model runtime (first use; about 110 MB)", file=sys.stderr)
+    print("trunchbull: installing node-llama-cpp, the local model runtime (first use; about 85 MB)", file=sys.stderr)
     staging = target.with_name(f"{target.name}.tmp{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
