@@ -88,7 +88,8 @@ def _add_run_parser(commands) -> None:
                     "them as `trunchbull grade` does. Resumable (--resume) and cached.")
     run.add_argument("target", type=Path, help="a release (directory or .tar), or a benchmark root (built first)")
     run.add_argument("--model", metavar="SPEC",
-                     help="echo | replay:PATH | openai:MODEL | anthropic:MODEL | google:MODEL | openai-compatible:MODEL")
+                     help="echo | replay:PATH | llamacpp:PATH.gguf | openai:MODEL | anthropic:MODEL | google:MODEL | "
+                          "openai-compatible:MODEL")
     run.add_argument("-o", "--out", type=Path, required=True, metavar="RUN_DIR", help="the run directory (new, or --resume)")
     endpoint = run.add_argument_group("endpoint and credentials")
     endpoint.add_argument("--base-url", metavar="URL", help="the provider's API base URL (required for openai-compatible)")

@@ -62,6 +62,8 @@ def _core_files(repo: Path) -> dict[str, str]:
         "third_party/python/pants-python-default.lock",
         "third_party/npm/package.json",
         "third_party/npm/package-lock.json",
+        "third_party/npm-llamacpp/package.json",
+        "third_party/npm-llamacpp/package-lock.json",
     ):
         files[rel] = (repo / rel).read_text()
     # The root BUILD also declares the plugin resolve's requirements; the
@@ -70,6 +72,8 @@ def _core_files(repo: Path) -> dict[str, str]:
         [
             'python_requirements(name="reqs", source="third_party/python/requirements.txt", resolve="python-default")',
             'files(name="npm-toolchain-lock", sources=["third_party/npm/package.json", "third_party/npm/package-lock.json"])',
+            'files(name="npm-llamacpp-lock", sources=["third_party/npm-llamacpp/package.json", '
+            '"third_party/npm-llamacpp/package-lock.json"])',
             "",
         ]
     )

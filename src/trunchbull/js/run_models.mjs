@@ -1,15 +1,18 @@
 // The model registry (SPEC §8.1): a model SPEC, already checked by the
-// Python side ({ provider, model, baseUrl, apiKey, path }), becomes an AI SDK
-// language model. Built-in models implement LanguageModelV3 in their own
-// modules; hosted ones come from the official @ai-sdk/* provider packages of
-// the pinned toolchain. Every provider gets the same retrying fetch. Nothing
-// after this asks which provider a model is.
+// Python side ({ provider, model, baseUrl, apiKey, path, and for a local
+// model runtime, threads, contextSize }), becomes an AI SDK language model.
+// Built-in and local models implement LanguageModelV3 in their own modules;
+// hosted ones come from the official @ai-sdk/* provider packages of the pinned
+// toolchain. Every provider gets the same retrying fetch. Nothing after this
+// asks which provider a model is (a model may describe itself: `describe()`).
 import { echoModel } from "./model_echo.mjs";
+import { llamacppModel } from "./model_llamacpp.mjs";
 import { replayModel } from "./model_replay.mjs";
 
 const FACTORIES = {
   echo: () => echoModel(),
   replay: ({ path }) => replayModel(path),
+  llamacpp: ({ path, runtime, threads, contextSize }) => llamacppModel({ path, runtime, threads, contextSize }),
   openai: async ({ model, baseUrl, apiKey }, load, fetch) =>
     // chat completions, the protocol every OpenAI-style server speaks (the
     // provider's default for `openai(model)` is the Responses API)

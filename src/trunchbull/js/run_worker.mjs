@@ -2,7 +2,8 @@
 // `generateText` call with the case's tools and a bounded multi-step loop.
 // Started by trunchbull/run/workers.py under Node's permission model (reads
 // only in the release, its dependencies and the toolchain; no writes, child
-// processes, workers or addons; network allowed), with stdout and stderr sent
+// processes, workers or addons; network allowed; a local model adds reads of
+// its GGUF file and runtime, and native addons), with stdout and stderr sent
 // to a log file. The protocol is on file descriptor argv[2], so user code that
 // prints cannot corrupt it.
 //
@@ -13,7 +14,10 @@
 // The end of stdin ends the worker at once (the parent has what it asked
 // for, or has gone away).
 // Protocol lines (tab-separated; records finished together share a write):
-//   ready                      the model is made; samples may come
+//   ready <TAB> info JSON      the model is made; samples may come (info:
+//                              { model: what the model says of itself, or null })
+//   w <TAB> message JSON       a warning from the model (AI SDK call warnings,
+//                              e.g. an unsupported setting), once per message
 //   fatal <TAB> message        the model cannot be made (nothing was called)
 //   s <TAB> k <TAB> n          tool call (or tool-module import) n of sample k starts
 //   e <TAB> k <TAB> n          ... and ends
@@ -81,6 +85,24 @@ function errorText(err) {
     return "an error that cannot be printed";
   }
 }
+
+// The model's call warnings (an unsupported setting, tools it cannot call):
+// each distinct one is reported once, and the run says it once.
+const warned = new Set();
+function warningText(warning) {
+  if (warning.type === "other") return warning.message;
+  if (warning.details) return warning.details;
+  return warning.type === "unsupported" ? `${warning.feature} is not supported by the model` : `${warning.feature}: compatibility mode`;
+}
+globalThis.AI_SDK_LOG_WARNINGS = ({ warnings }) => {
+  for (const warning of warnings) {
+    const text = warningText(warning);
+    if (!warned.has(text)) {
+      warned.add(text);
+      send(`w\t${stringify(text)}`);
+    }
+  }
+};
 
 let secret = null; // the API key, scrubbed from every message
 const inProgress = new Map(); // sample number → its state, for the fetch's retry count
@@ -164,7 +186,8 @@ try {
   send(`fatal\t${stringify(scrub(errorText(err)))}`);
   process.exit(1);
 }
-send("ready");
+const described = typeof model.describe === "function" ? jsonSafe(model.describe()) : null;
+send(`ready\t${stringify({ model: described, rssBytes: process.memoryUsage().rss })}`);
 
 const settings = config.settings;
 

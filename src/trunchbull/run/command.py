@@ -35,6 +35,7 @@ from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
 from trunchbull.loaded_release import LoadedRelease, load_release, runtime_layout
 from trunchbull.run.cache import ResponseCache, as_cached, default_cache_path
+from trunchbull.run.local_runtime import context_size, local_runtime, thread_count
 from trunchbull.run.model_spec import ModelSpec, parse_model_spec
 from trunchbull.run.progress import RunProgress
 from trunchbull.run.records import (RESPONSES, RESULTS, RUN_JSON, SUMMARY, RecordLog, drop_error_records, read_records,
@@ -42,7 +43,7 @@ from trunchbull.run.records import (RESPONSES, RESULTS, RUN_JSON, SUMMARY, Recor
 from trunchbull.run.samples import Sample, plan, select_cases
 from trunchbull.run.settings import DEFAULTS, SCHEDULING_ONLY, Filters, RunSettings, check_repeat
 from trunchbull.run.target import resolve_target
-from trunchbull.run.workers import WorkerPool, WorkerSetupError, worker_count
+from trunchbull.run.workers import WorkerPool, WorkerSetupError, local_model_plan, worker_count
 from trunchbull.toolchain import toolchain
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -179,8 +180,8 @@ def _run(args) -> int:
     if previous is not None and (previous.get("release") or {}).get("digest") != release.digest:
         raise UsageError(f"--resume: {args.target} is release {release.digest}, but the run being resumed ran "
                          f"{(previous.get('release') or {}).get('digest')}; resume against the same release")
-    samples = plan(release, select_cases(release, options.filters), options.repeat, options.spec.identity(),
-                   options.settings)
+    identity = options.spec.identity()
+    samples = plan(release, select_cases(release, options.filters), options.repeat, identity, options.settings)
     log_path = run_dir / RESPONSES
     recorded = read_records(log_path, drop_torn=True) if previous is not None else None
     rerun = drop_error_records(log_path, recorded) if recorded is not None and args.rerun_errors else 0
@@ -194,19 +195,24 @@ def _run(args) -> int:
         hits = cache.lookup([s.key for s in todo]) if cache is not None and todo else {}
         to_run = [s for s in todo if s.key not in hits]
         with lifetime.scratch_dir("trunchbull-run-") as workdir:
-            pool = _start_pool(release, options, workdir) if to_run else None
+            pool = _start_pool(release, options, workdir, len(to_run)) if to_run else None
             try:
                 if previous is None:
                     run_dir.mkdir(parents=True, exist_ok=True)
                     meta = _run_json(release, release_path, options, len(samples))
                 else:
                     meta = {**previous, "finishedAt": None, "resumes": int(previous.get("resumes") or 0) + 1}
+                described = _describe_model(pool, identity) if pool is not None else None
+                if described is not None:
+                    meta["modelInfo"] = described
                 write_json(run_dir / RUN_JSON, meta)
                 interrupted = _record(run_dir, samples, todo, hits, to_run, pool, cache, options, done, rerun,
                                       quiet=args.json)
             finally:
                 if pool is not None:
                     pool.close()
+                    if pool.warnings:
+                        meta["warnings"] = list(dict.fromkeys([*(meta.get("warnings") or []), *pool.warnings]))
     finally:
         if cache is not None:
             cache.close()
@@ -215,7 +221,29 @@ def _run(args) -> int:
     return _grade_and_report(run_dir, release, samples, options, meta, args)
 
 
-def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path) -> WorkerPool:
+def _describe_model(pool: WorkerPool, identity: dict) -> dict | None:
+    """What a model that describes itself said when its workers were ready (a
+    local model: its file, size, context, threads, load time), with the
+    workers' count and resident memory; printed once and kept in run.json."""
+    infos = pool.ready_info()
+    described = [info["model"] for info in infos if info.get("model")]
+    if not described:
+        return None
+    rss = [info["rssBytes"] for info in infos if isinstance(info.get("rssBytes"), int)]
+    out = {**described[0], "model": identity["model"], "workers": len(infos),
+           "loadMs": max(d.get("loadMs") or 0 for d in described), "rssBytesPerWorker": max(rss) if rss else None}
+    mb = lambda n: f"{n / 1e6:,.0f} MB" if isinstance(n, (int, float)) else "?"
+    threads = out.get("threads")
+    print(f"trunchbull: {out.get('file') or identity['model']} loaded in {out['workers']} worker(s)"
+          + (f" × {threads} thread(s)" if threads else "") + f" in {out['loadMs'] / 1000:.1f} s"
+          + (f"; context {out['contextSize']:,} tokens" if out.get("contextSize") else "")
+          + (f"; memory: {mb(out['rssBytesPerWorker'])} resident per worker" if rss else "")
+          + (f", {mb(out['sizeBytes'])} of weights memory-mapped (shared)" if out.get("sizeBytes") else "")
+          + ("" if out.get("toolCalls", True) else "; its chat template cannot call tools"), file=sys.stderr)
+    return out
+
+
+def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samples: int) -> WorkerPool:
     layout = runtime_layout(release, workdir)
     tools = {}
     for tool in release.manifest.get("tools") or []:
@@ -224,17 +252,29 @@ def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path) -> W
             tools[tool["name"]] = {"module": str(bundle), "description": tool["description"],
                                    "inputSchema": tool["inputSchema"]}
     settings = options.settings
-    config = {"model": options.spec.for_worker(), "settings": settings.call_settings(), "maxSteps": settings.maxSteps,
+    spec = options.spec
+    tc = toolchain()
+    model = spec.for_worker()
+    read_paths = [*layout.read_paths, *spec.read_paths()]
+    size, node_flags, per_worker = worker_count(settings.concurrency), (), None
+    if spec.local:  # installed on first use; one model instance per worker, one sample at a time on each
+        runtime = local_runtime(tc)
+        size, threads = local_model_plan(settings.concurrency, samples)
+        model.update(runtime=str(runtime.root), threads=thread_count(threads), contextSize=context_size())
+        read_paths += runtime.read_paths()
+        node_flags, per_worker = runtime.node_flags, 1
+    config = {"model": model, "settings": settings.call_settings(), "maxSteps": settings.maxSteps,
               "timeoutMs": int(settings.timeout * 1000), "toolTimeoutMs": int(settings.toolTimeout * 1000),
               "retries": settings.retries, "tools": tools}
-    pool = WorkerPool(toolchain(), config, [*layout.read_paths, *options.spec.read_paths()], options.spec.worker_env(),
-                      size=worker_count(settings.concurrency), cwd=layout.modules_dir, timeout_s=settings.timeout,
-                      tool_timeout_s=settings.toolTimeout)
+    pool = WorkerPool(tc, config, read_paths, spec.worker_env(), size=size, cwd=layout.modules_dir,
+                      timeout_s=settings.timeout, tool_timeout_s=settings.toolTimeout, node_flags=node_flags,
+                      per_worker=per_worker, on_warning=lambda text: print(f"trunchbull: warning: {text}",
+                                                                           file=sys.stderr))
     try:
         pool.start()
     except WorkerSetupError as err:
         pool.kill_all()
-        raise UsageError(f"--model {options.spec.text}: the model cannot be made: {err}") from None
+        raise UsageError(f"--model {spec.text}: the model cannot be made: {err}") from None
     except BaseException:
         pool.kill_all()
         raise

@@ -1,7 +1,9 @@
-"""Model SPECs (SPEC §8.1): `echo`, `replay:PATH`, `openai:MODEL`,
-`anthropic:MODEL`, `google:MODEL`, `openai-compatible:MODEL`. Parsed and
-checked before anything is called or written: an unknown provider, a
-malformed SPEC, a missing credential or base URL is a usage error."""
+"""Model SPECs (SPEC §8.1): `echo`, `replay:PATH`, `llamacpp:PATH.gguf`,
+`openai:MODEL`, `anthropic:MODEL`, `google:MODEL`, `openai-compatible:MODEL`.
+Parsed and checked before anything is called or written: an unknown provider,
+a malformed SPEC, a missing credential or base URL, a file that is not what
+the provider reads, or a platform a local model cannot run on is a usage
+error."""
 
 from __future__ import annotations
 
@@ -24,18 +26,25 @@ class Provider:
     needs_key: bool = False
     needs_base_url: bool = False
     takes_path: bool = False  # `name:PATH` of a local file
+    file_kind: str = ""  # what that file is, for messages
+    file_example: str = ""
+    file_magic: bytes = b""  # how that file starts
+    local: bool = False  # the model runs in the run's workers (a native runtime, one generation per worker)
 
 
 PROVIDERS = {p.name: p for p in (
     Provider("echo", takes_model=False),
-    Provider("replay", takes_model=False, takes_path=True),
+    Provider("replay", takes_model=False, takes_path=True, file_kind="responses file",
+             file_example="replay:responses.jsonl"),
+    Provider("llamacpp", takes_model=False, takes_path=True, file_kind="GGUF model file",
+             file_example="llamacpp:models/SmolLM2-135M-Instruct.Q4_1.gguf", file_magic=b"GGUF", local=True),
     Provider("openai", takes_model=True, key_env="OPENAI_API_KEY", needs_key=True),
     Provider("anthropic", takes_model=True, key_env="ANTHROPIC_API_KEY", needs_key=True),
     Provider("google", takes_model=True, key_env="GOOGLE_GENERATIVE_AI_API_KEY", needs_key=True),
     Provider("openai-compatible", takes_model=True, needs_base_url=True),
 )}
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-EXAMPLES = "echo, replay:responses.jsonl, openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, google:gemini-2.5-flash, openai-compatible:MODEL --base-url URL"
+EXAMPLES = "echo, replay:responses.jsonl, llamacpp:model.gguf, openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, google:gemini-2.5-flash, openai-compatible:MODEL --base-url URL"
 
 
 @dataclass(frozen=True)
@@ -45,7 +54,12 @@ class ModelSpec:
     model: str | None
     base_url: str | None
     api_key_env: str | None  # the variable the key is read from, when one is used
-    path: Path | None = None  # replay: the responses file
+    path: Path | None = None  # replay: the responses file; llamacpp: the GGUF file
+
+    @property
+    def local(self) -> bool:
+        """The model runs in the run's workers (see run/local_runtime.py)."""
+        return PROVIDERS[self.provider].local
 
     @property
     def secret(self) -> str | None:
@@ -66,11 +80,36 @@ class ModelSpec:
 
     def identity(self) -> dict:
         """What identifies the model in the response cache: the file's content
-        for replay (not its path), else provider, model and base URL."""
+        for replay and llamacpp (its SHA-256, not its path), else provider,
+        model and base URL."""
         model = self.model
         if self.path is not None:
-            model = "sha256:" + hashlib.sha256(self.path.read_bytes()).hexdigest()
+            model = "sha256:" + file_sha256(self.path)
         return {"provider": self.provider, "model": model, "baseUrl": self.base_url}
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _check_file(provider: Provider, text: str, rest: str) -> Path:
+    path = Path(rest).absolute()
+    if not path.is_file():
+        raise UsageError(f"--model {text!r}: {rest} is not a file (the {provider.file_kind}, e.g. "
+                         f"{provider.file_example})")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(provider.file_magic))
+    except OSError as err:
+        raise UsageError(f"--model {text!r}: cannot read {rest}: {err.strerror or err}") from None
+    if head != provider.file_magic:
+        raise UsageError(f"--model {text!r}: {rest} is not a {provider.file_kind} (it does not start with "
+                         f"{provider.file_magic.decode()!r})")
+    return path
 
 
 def _check_base_url(url: str) -> str:
@@ -93,7 +132,7 @@ def parse_model_spec(text: str, *, base_url: str | None = None, api_key_env: str
     if not provider.takes_model and not provider.takes_path and sep:
         raise UsageError(f"--model {text!r}: {name} takes no model name; use --model {name}")
     if provider.takes_path and not rest:
-        raise UsageError(f"--model {text!r}: name the responses file, e.g. replay:responses.jsonl")
+        raise UsageError(f"--model {text!r}: name the {provider.file_kind}, e.g. {provider.file_example}")
     if api_key_env is not None and not ENV_NAME.match(api_key_env):
         raise UsageError(f"--api-key-env {api_key_env!r} is not an environment variable name")
     if base_url is not None:
@@ -112,14 +151,9 @@ def parse_model_spec(text: str, *, base_url: str | None = None, api_key_env: str
             key_env = None
     elif api_key_env:
         raise UsageError(f"--api-key-env does not apply to --model {name}")
-    path = None
-    if provider.takes_path:
-        path = Path(rest).absolute()
-        if not path.is_file():
-            raise UsageError(f"--model {text!r}: {rest} is not a file")
-        try:
-            with open(path, "rb"):
-                pass
-        except OSError as err:
-            raise UsageError(f"--model {text!r}: cannot read {rest}: {err.strerror or err}") from None
+    path = _check_file(provider, text, rest) if provider.takes_path else None
+    if provider.local:
+        from trunchbull.run.local_runtime import check_platform
+
+        check_platform()
     return ModelSpec(text, name, rest if provider.takes_model else None, base_url, key_env if provider.takes_model else None, path)

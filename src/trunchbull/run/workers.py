@@ -46,11 +46,23 @@ WORKER_MEMORY_MB = 2048
 GRACE_S = 1.0  # after a deadline, the worker's own report is waited for this long
 MAX_CRASHES = 2
 MAX_WORKERS = 8
+START_TIMEOUT_S = 120  # a local model is loaded before its worker is ready
 SAMPLES_PER_WORKER = 4  # below this many in flight per worker, another worker is not worth its start-up
 
 
 def worker_count(concurrency: int) -> int:
     return max(1, min(pool_size(), MAX_WORKERS, math.ceil(concurrency / SAMPLES_PER_WORKER)))
+
+
+def local_model_plan(concurrency: int, samples: int) -> tuple[int, int]:
+    """(workers, threads per model) for a model that runs in the workers: one
+    model instance per worker generating one sample at a time, so one worker
+    per core up to `-j` (and no more than there are samples to run), and the
+    cores shared out among the models' threads (more threads than cores make
+    llama.cpp's spinning threads wait on each other)."""
+    cores = pool_size()
+    workers = max(1, min(cores, MAX_WORKERS, concurrency, samples))
+    return workers, max(1, cores // workers)
 
 
 OnRecord = Callable[[Sample, "str | None", bytes], None]  # (sample, error kind or None, record JSON)
@@ -70,6 +82,7 @@ class _Worker:
     out_fd: int
     log: IO[bytes]
     ready: bool = False
+    info: dict | None = None  # what it said when ready
     inflight: dict[int, _InFlight] = field(default_factory=dict)
     open_tools: dict[tuple[int, int], float] = field(default_factory=dict)
     outbox: bytearray = field(default_factory=bytearray)
@@ -106,7 +119,12 @@ def _error_record(sample: Sample, kind: str, message: str, elapsed_s: float) -> 
 
 class WorkerPool:
     def __init__(self, tc: Toolchain, config: dict, read_paths: list[Path], env: dict[str, str], *, size: int,
-                 cwd: Path, timeout_s: float, tool_timeout_s: float):
+                 cwd: Path, timeout_s: float, tool_timeout_s: float, node_flags: tuple[str, ...] = (),
+                 per_worker: int | None = None, on_warning: Callable[[str], None] | None = None):
+        """`node_flags`: permissions beyond the sandbox's (a local model's
+        native addon); `per_worker`: at most this many samples in flight on one
+        worker (None: no limit but `concurrency`); `on_warning`: each distinct
+        model warning, once."""
         self.tc = tc
         self._config_line = orjson.dumps(config) + b"\n"
         self.read_paths = read_paths
@@ -115,6 +133,10 @@ class WorkerPool:
         self.cwd = cwd
         self.timeout_s = timeout_s
         self.tool_timeout_s = tool_timeout_s
+        self.node_flags = node_flags
+        self.per_worker = per_worker
+        self.on_warning = on_warning
+        self.warnings: list[str] = []
         self.workers: list[_Worker] = []
         self.replaced = 0
 
@@ -124,7 +146,7 @@ class WorkerPool:
         read_fd, write_fd = os.pipe()
         log = tempfile.TemporaryFile(prefix="trunchbull-run-worker-")
         cmd = [str(self.tc.node), *sandbox_flags([*self.read_paths, JS_DIR, self.tc.root], WORKER_MEMORY_MB),
-               str(WORKER_SCRIPT), str(write_fd)]
+               *self.node_flags, str(WORKER_SCRIPT), str(write_fd)]
         try:
             # In the CLI's process group: a run killed as a group (SIGKILL included) takes its workers along.
             proc = lifetime.spawn(cmd, own_group=False, stdin=subprocess.PIPE, stdout=log, stderr=log,
@@ -143,11 +165,15 @@ class WorkerPool:
         """Start every worker and wait until each has made the model (a
         WorkerSetupError when one cannot: nothing has been called)."""
         self.workers = [self._spawn() for _ in range(self.size)]
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + START_TIMEOUT_S
         while not all(w.ready for w in self.workers):
             self._pump(min(1.0, max(0.0, deadline - time.monotonic())), on_record=None)
             if time.monotonic() > deadline:
-                raise UsageError("the run's Node workers did not start within 60 s")
+                raise UsageError(f"the run's Node workers did not start within {START_TIMEOUT_S} s")
+
+    def ready_info(self) -> list[dict]:
+        """What each worker said when it was ready (in pool order)."""
+        return [w.info or {} for w in self.workers]
 
     def close(self) -> None:
         for worker in self.workers:
@@ -181,10 +207,13 @@ class WorkerPool:
         while queue or any(w.inflight for w in self.workers):
             busy = sum(len(w.inflight) for w in self.workers)
             if queue and busy < concurrency:
-                ready = [w for w in self.workers if w.ready]
+                limit = self.per_worker
+                ready = [w for w in self.workers if w.ready and (limit is None or len(w.inflight) < limit)]
                 now = time.monotonic()
                 while queue and busy < concurrency and ready:
                     worker = min(ready, key=lambda w: len(w.inflight))
+                    if limit is not None and len(worker.inflight) >= limit:
+                        break
                     item = queue.popleft()
                     item.sent = now
                     worker.inflight[item.sample.k] = item
@@ -267,6 +296,13 @@ class WorkerPool:
                 worker.open_tools.pop((int(k_text), int(n_text)), None)
             elif tag == b"ready":
                 worker.ready = True
+                worker.info = orjson.loads(rest) if rest else None
+            elif tag == b"w":
+                text = orjson.loads(rest)
+                if text not in self.warnings:
+                    self.warnings.append(text)
+                    if self.on_warning is not None:
+                        self.on_warning(text)
             elif tag == b"fatal":
                 raise WorkerSetupError(orjson.loads(rest))
 

@@ -1,0 +1,183 @@
+"""The local model runtime of `--model llamacpp:PATH.gguf`: node-llama-cpp
+and its prebuilt CPU binary, installed on first use from its own pinned
+lockfile (third_party/npm-llamacpp) into a content-addressed cache directory,
+so that a user who never runs a local model never downloads it.
+
+Only the binary this platform needs is installed (`npm ci --omit=optional`:
+none of node-llama-cpp's ~730 MB of optional GPU and other-platform builds),
+and nothing is compiled (`--ignore-scripts`: its postinstall would offer to
+build llama.cpp from source).
+
+node-llama-cpp tests a prebuilt binary before loading it by forking a child
+process, which the run workers' permission model forbids (and should: tools
+share the worker). So the install runs that test once, unsandboxed, and then
+records the tested binary as node-llama-cpp's "last build" (the layout its own
+`source build` command writes), which `getLlama("lastBuild")` loads without a
+test process. The install ends by loading it exactly as a worker will, under
+the permission model with native addons allowed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from trunchbull import lifetime
+from trunchbull.diagnostics import UsageError
+from trunchbull.node import sandbox_flags
+from trunchbull.toolchain import JS_DIR, Toolchain, cache_root
+
+SUPPORTED = "Linux on x86-64 with glibc"
+BINARY_PACKAGE = "@node-llama-cpp/linux-x64"
+BUILD_FOLDER = "linux-x64"  # node-llama-cpp's name for a CPU-only build for this platform
+CHECK_SCRIPT = JS_DIR / "llamacpp_check.mjs"
+NODE_FLAGS = ("--allow-addons", "--disable-warning=SecurityWarning")
+INSTALL_COMMAND = ["ci", "--omit=optional", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
+
+
+def check_platform() -> None:
+    """A usage error on a platform without a prebuilt binary in the lockfile."""
+    machine = platform.machine().lower()
+    if sys.platform != "linux" or machine not in ("x86_64", "amd64"):
+        raise UsageError(f"--model llamacpp: local GGUF models run on {SUPPORTED} only (this is {sys.platform} on "
+                         f"{platform.machine() or 'an unknown CPU'}); run the model in a server and use "
+                         "--model openai-compatible:MODEL --base-url URL instead")
+    libc, _ = platform.libc_ver()
+    if libc and libc != "glibc":
+        raise UsageError(f"--model llamacpp: local GGUF models run on {SUPPORTED} only (this Linux uses {libc}); run "
+                         "the model in a server and use --model openai-compatible:MODEL --base-url URL instead")
+
+
+DEFAULT_CONTEXT = 8192
+CONTEXT_ENV = "TRUNCHBULL_LLAMACPP_CONTEXT"
+THREADS_ENV = "TRUNCHBULL_LLAMACPP_THREADS"
+
+
+def _positive(name: str, minimum: int, what: str) -> int | None:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < minimum:
+        raise UsageError(f"{name}={text!r}: give {what} as an integer ≥ {minimum}")
+    return int(text)
+
+
+def context_size() -> int:
+    """The context (tokens) of each worker's model: TRUNCHBULL_LLAMACPP_CONTEXT,
+    else 8192, and never more than the model was trained for."""
+    return _positive(CONTEXT_ENV, 64, "the local model's context size in tokens") or DEFAULT_CONTEXT
+
+
+def thread_count(planned: int) -> int:
+    """The threads of each worker's model: TRUNCHBULL_LLAMACPP_THREADS, else
+    the plan's share of the cores."""
+    return _positive(THREADS_ENV, 1, "the local model's threads per worker") or planned
+
+
+def _lock_dir() -> Path:
+    """package.json + package-lock.json: the source checkout's
+    third_party/npm-llamacpp, or the copy installed as package data."""
+    checkout = Path(__file__).resolve().parents[3] / "third_party" / "npm-llamacpp"
+    if (checkout / "package-lock.json").is_file():
+        return checkout
+    return Path(__file__).resolve().parents[1] / "npm_llamacpp"
+
+
+def _key() -> str:
+    digest = hashlib.sha256()
+    for name in ("package.json", "package-lock.json"):
+        digest.update(name.encode() + b"\0" + (_lock_dir() / name).read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class LocalRuntime:
+    """An installed runtime: the directory holding its node_modules."""
+
+    root: Path
+
+    @property
+    def package(self) -> Path:
+        return self.root / "node_modules" / "node-llama-cpp"
+
+    def read_paths(self) -> list[Path]:
+        return [self.root]
+
+    @property
+    def node_flags(self) -> tuple[str, ...]:
+        return NODE_FLAGS
+
+
+def installed_runtime() -> LocalRuntime | None:
+    target = cache_root() / "llamacpp" / _key()
+    return LocalRuntime(target) if (target / ".installed").exists() else None
+
+
+def local_runtime(tc: Toolchain) -> LocalRuntime:
+    """The runtime, installed on first use."""
+    check_platform()
+    found = installed_runtime()
+    if found is not None:
+        return found
+    target = cache_root() / "llamacpp" / _key()
+    npm = shutil.which("npm")
+    if not npm:
+        raise UsageError("--model llamacpp: npm is required once, to install node-llama-cpp (the local model runtime)")
+    print("trunchbull: installing node-llama-cpp, the local model runtime (first use; about 85 MB)", file=sys.stderr)
+    staging = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        _install(tc, npm, staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    (staging / ".installed").write_text("")
+    try:
+        staging.rename(target)
+    except OSError:  # another process installed it first
+        shutil.rmtree(staging, ignore_errors=True)
+    return LocalRuntime(target)
+
+
+def _install(tc: Toolchain, npm: str, staging: Path) -> None:
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(_lock_dir() / name, staging / name)
+    env = dict(os.environ)
+    env["PATH"] = f"{tc.node.parent}{os.pathsep}{env.get('PATH', '')}"
+    result = lifetime.run([npm, *INSTALL_COMMAND], cwd=staging, env=env)
+    if result.returncode != 0:
+        raise UsageError(f"--model llamacpp: installing node-llama-cpp failed (npm {' '.join(INSTALL_COMMAND)}):\n"
+                         f"{result.stderr.strip()[-3000:]}")
+    runtime = LocalRuntime(staging)
+    # node-llama-cpp's own test of its prebuilt binary on this machine (it forks a test process)
+    _check(tc, [str(tc.node), str(CHECK_SCRIPT), "test", str(runtime.package)], staging,
+           "the prebuilt llama.cpp binary does not run on this machine")
+    _record_last_build(runtime)
+    # ... and the load a run worker makes: under the permission model, addons allowed, no test process
+    _check(tc, [str(tc.node), *sandbox_flags([staging, JS_DIR]), *NODE_FLAGS, str(CHECK_SCRIPT), "load",
+                str(runtime.package)], staging, "the tested llama.cpp binary cannot be loaded by a run worker")
+
+
+def _record_last_build(runtime: LocalRuntime) -> None:
+    """The tested prebuilt binary as node-llama-cpp's last local build."""
+    binaries = runtime.root / "node_modules" / BINARY_PACKAGE / "bins" / BUILD_FOLDER
+    if not (binaries / "llama-addon.node").is_file():
+        raise UsageError(f"--model llamacpp: {BINARY_PACKAGE} holds no llama-addon.node for {BUILD_FOLDER}")
+    llama = runtime.package / "llama"
+    build = llama / "localBuilds" / BUILD_FOLDER
+    build.mkdir(parents=True, exist_ok=True)
+    os.symlink(os.path.relpath(binaries, build), build / "Release")
+    (build / "buildDone.status").write_text("")
+    (llama / "lastBuild.json").write_text('{"folderName": "%s"}\n' % BUILD_FOLDER)
+
+
+def _check(tc: Toolchain, cmd: list[str], cwd: Path, what: str) -> None:
+    result = lifetime.run(cmd, cwd=cwd, env=tc.base_env())
+    if result.returncode != 0:
+        raise UsageError(f"--model llamacpp: {what}:\n{(result.stderr or result.stdout).strip()[-3000:]}")

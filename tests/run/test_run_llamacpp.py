@@ -1,0 +1,123 @@
+"""The local GGUF provider (`--model llamacpp:PATH.gguf`) end to end on a real
+small model: SmolLM2-135M-Instruct from a PyPI wheel (tests/support/smollm2.py;
+no model hub), run by node-llama-cpp in the run's workers, installed on first
+use from its own lockfile into the cache directory (shared with later runs).
+Token counts are kept small: a local model is CPU-heavy."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.run.conftest import read_jsonl
+from tests.support.smollm2 import GGUF_SHA256, smollm2_gguf, with_chat_template
+from trunchbull.diagnostics import UsageError
+from trunchbull.run.local_runtime import check_platform
+
+TOOLS_TEMPLATE = Path(__file__).resolve().parents[1] / "support" / "chatml_tools.jinja"
+
+SETTINGS = ["--temperature", "0", "--seed", "1", "--max-tokens", "24"]
+NO_TOOLS = "the model cannot call tools"
+
+
+@pytest.fixture(scope="module")
+def gguf():
+    return smollm2_gguf()
+
+
+def _records(run_dir) -> dict:
+    return {r["caseId"]: r for r in read_jsonl(run_dir / "responses.jsonl")}
+
+
+def _run_json(run_dir) -> dict:
+    return orjson.loads((run_dir / "run.json").read_bytes())
+
+
+@pytest.mark.slow
+def test_a_real_local_model_end_to_end(built, cli, tmp_path, gguf):
+    releases = {"minimal": built("minimal"), "local": built("local")}
+    model = f"llamacpp:{gguf}"
+    first, second = {}, {}
+    for name, release in releases.items():
+        # uncached, writing the cache; -j 4 on 2 cores loads a model in no more than one worker per core
+        run = cli("run", release, "--model", model, *SETTINGS, "-j", "4", "-o", tmp_path / "a" / name, "--json",
+                  timeout=600)
+        assert run.code == 0, run.stderr
+        assert run.json["overall"]["samples"] == run.json["overall"]["passed"] + run.json["overall"]["failed"]
+        records = first[name] = _records(tmp_path / "a" / name)
+        for record in records.values():
+            assert record["error"] is None and record["cached"] is False
+            assert isinstance(record["output"], str) and record["output"].strip(), record
+            usage = record["usage"]
+            assert usage["inputTokens"] > 0 and 0 < usage["outputTokens"] <= 24
+            assert usage["totalTokens"] == usage["inputTokens"] + usage["outputTokens"]
+            assert record["finishReason"] in ("stop", "length")
+        results = read_jsonl(tmp_path / "a" / name / "results.jsonl")
+        assert sorted(r["caseId"] for r in results) == sorted(records)
+        assert {r["outcome"] for r in results} <= {"pass", "fail"}
+        meta = _run_json(tmp_path / "a" / name)
+        info = meta["modelInfo"]
+        assert info["model"] == f"sha256:{GGUF_SHA256}" and info["file"] == gguf.name
+        assert info["workers"] == min(len(os.sched_getaffinity(0)), 4, len(records), 8)
+        assert info["contextSize"] > 0 and info["threads"] >= 1 and info["toolCalls"] is False
+        assert info["rssBytesPerWorker"] > 0 and info["sizeBytes"] > 50_000_000
+        assert "loaded in" in run.stderr
+
+    # the fixture's tool case: said once, on stderr and in run.json, and run without the tool
+    meta = _run_json(tmp_path / "a" / "local")
+    assert [w for w in meta["warnings"] if NO_TOOLS in w] == [meta["warnings"][0]]
+    orders = first["local"]["orders.a1"]
+    assert orders["toolCalls"] == [] and orders["steps"] == 1
+    assert len(first["local"]) == 4 and len(first["minimal"]) == 1
+
+    # a second uncached run gives the same outputs (and the same token counts)
+    for name, release in releases.items():
+        run = cli("run", release, "--model", model, *SETTINGS, "--no-cache", "-o", tmp_path / "b" / name, timeout=600)
+        assert run.code == 0, run.stderr
+        assert run.stderr.count(NO_TOOLS) == (1 if name == "local" else 0)
+        second[name] = _records(tmp_path / "b" / name)
+        assert {k: (r["output"], r["usage"]) for k, r in second[name].items()} == \
+               {k: (r["output"], r["usage"]) for k, r in first[name].items()}
+
+    # the cache key holds the GGUF's SHA-256, not its path: the same file under another name is a hit, and a
+    # cached run starts no worker, so the model is never loaded
+    elsewhere = tmp_path / "models" / "renamed.gguf"
+    elsewhere.parent.mkdir()
+    os.symlink(gguf, elsewhere)
+    for name, release in releases.items():
+        run = cli("run", release, "--model", f"llamacpp:{elsewhere}", *SETTINGS, "-o", tmp_path / "c" / name)
+        assert run.code == 0, run.stderr
+        assert "loaded in" not in run.stderr and NO_TOOLS not in run.stderr
+        assert "modelInfo" not in _run_json(tmp_path / "c" / name)
+        cached = _records(tmp_path / "c" / name)
+        assert all(r["cached"] for r in cached.values())
+        assert {k: r["output"] for k, r in cached.items()} == {k: r["output"] for k, r in first[name].items()}
+
+
+@pytest.mark.slow
+def test_a_chat_template_with_tools_gets_the_tools(built, cli, tmp_path, gguf):
+    """The same model with a ChatML template that handles tools (Qwen 2.5's
+    format): the tools are offered through node-llama-cpp's function calling,
+    in the prompt the template renders, and nothing is said about tools."""
+    model = with_chat_template(gguf, TOOLS_TEMPLATE.read_text(), "SmolLM2-135M-Instruct.Q4_1.tools.gguf")
+    out = tmp_path / "run"
+    run = cli("run", built("local"), "--model", f"llamacpp:{model}", "--temperature", "0", "--seed", "1",
+              "--max-tokens", "8", "--eval", "orders", "--eval", "capitals", "-o", out, "--no-cache", timeout=600)
+    assert run.code == 0, run.stderr
+    assert NO_TOOLS not in run.stderr
+    meta = _run_json(out)
+    assert meta["modelInfo"]["toolCalls"] is True and "warnings" not in meta
+    records = _records(out)
+    assert all(r["error"] is None and r["output"].strip() for r in records.values())
+    # the offered tool's name, description and schema are in the prompt: ~170 more tokens than a prompt without
+    assert records["orders.a1"]["usage"]["inputTokens"] > records["capitals.france"]["usage"]["inputTokens"] + 100
+
+
+def test_unsupported_platforms_are_a_usage_error(monkeypatch):
+    monkeypatch.setattr(sys, "platform", "darwin")
+    with pytest.raises(UsageError, match="run on Linux on x86-64 with glibc only"):
+        check_platform()
