@@ -45,7 +45,9 @@ def generate(root: Path) -> None:
     (root / "lib").mkdir()
     for name in ("package.json", "package-lock.json"):
         shutil.copyfile(REPO / "examples" / "support" / name, root / name)
-    (root / "benchmark.config.ts").write_text('export default { protocolVersion: 1, title: "Bench 25k", version: "1.0.0" }\n')
+    (root / "benchmark.config.ts").write_text(
+        'export default { protocolVersion: 1, title: "Bench 25k", version: "1.0.0" }\n'
+    )
     (root / "lib" / "prompts.ts").write_text('export const SYSTEM = "Answer briefly."\n')
     tool_names = []
     for m in range(TOOL_MODULES):
@@ -53,30 +55,39 @@ def generate(root: Path) -> None:
         for t in range(TOOLS_PER_MODULE):
             name = f"tool_{m}_{t}"
             tool_names.append(name)
-            lines.append(f"  {name}: tool({{ description: \"Tool {m}.{t}\", "
-                         f"inputSchema: z.object({{ q: z.string(), n: z.number().int().optional() }}), "
-                         f"execute: async ({{ q }}) => ({{ q, m: {m} }}) }}),")
+            lines.append(
+                f"  {name}: tool({{ description: \"Tool {m}.{t}\", "
+                f"inputSchema: z.object({{ q: z.string(), n: z.number().int().optional() }}), "
+                f"execute: async ({{ q }}) => ({{ q, m: {m} }}) }}),"
+            )
         lines.append("}")
         (root / "tools" / f"set{m}.ts").write_text("\n".join(lines) + "\n")
     for e in range(INLINE_EVALS):
         cases = ",\n".join(
             f'    {{ id: "inline.{e}.{c}", prompt: "Question {e}/{c}: what is {c} plus {e}?", '
             f'evaluate: {{ kind: "gsm8k", expected: "{c + e}" }}, data: {{ n: {c} }} }}'
-            for c in range(INLINE_CASES_PER_EVAL))
+            for c in range(INLINE_CASES_PER_EVAL)
+        )
         (root / "evals" / f"inline{e:02d}.ts").write_text(
             f'import {{ SYSTEM }} from "../lib/prompts"\n\nexport default {{\n  id: "inline-{e}",\n'
-            f'  systemPrompt: SYSTEM,\n  tools: ["{tool_names[e % len(tool_names)]}"],\n  cases: [\n{cases}\n  ],\n}}\n')
+            f'  systemPrompt: SYSTEM,\n  tools: ["{tool_names[e % len(tool_names)]}"],\n  cases: [\n{cases}\n  ],\n}}\n'
+        )
     rows = "".join(f'csv.{i},"What is the capital of country {i}, please?",City {i}\n' for i in range(CSV_CASES))
     (root / "evals" / "capitals.csv").write_text("id,prompt,expected\n" + rows)
     (root / "evals" / "capitals.ts").write_text(
-        'export default { id: "capitals", evaluate: { kind: "contains" }, cases: "./capitals.csv" }\n')
+        'export default { id: "capitals", evaluate: { kind: "contains" }, cases: "./capitals.csv" }\n'
+    )
     import orjson
 
     with open(root / "evals" / "mixed.jsonl", "wb") as out:
         for i in range(JSONL_CASES):
-            case = {"id": f"jsonl.{i}", "prompt": f"Say hello to user {i}.", "tools": [tool_names[i % len(tool_names)]],
-                    "evaluate": {"kind": "answer_bank", "answers": [f"hello {i}"], "forbiddenAnswers": ["goodbye"]},
-                    "data": {"user": i}}
+            case = {
+                "id": f"jsonl.{i}",
+                "prompt": f"Say hello to user {i}.",
+                "tools": [tool_names[i % len(tool_names)]],
+                "evaluate": {"kind": "answer_bank", "answers": [f"hello {i}"], "forbiddenAnswers": ["goodbye"]},
+                "data": {"user": i},
+            }
             out.write(orjson.dumps(case) + b"\n")
     (root / "evals" / "mixed.ts").write_text('export default { id: "mixed", cases: "./mixed.jsonl" }\n')
 
@@ -98,8 +109,12 @@ def build(root: Path, out: Path, env: dict) -> float:
                 path.chmod(0o755)
     shutil.rmtree(out, ignore_errors=True)
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(out)],
-                            env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
         raise SystemExit(f"build failed:\n{result.stderr}")
@@ -110,8 +125,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="generate the benchmark here and keep it")
-    parser.add_argument("--compare", type=Path, metavar="SRC",
-                        help="also time another source tree (its src/ directory), alternating run by run")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="SRC",
+        help="also time another source tree (its src/ directory), alternating run by run",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="trunchbull-bench-"))
     root = args.keep or work / "bench25k"
@@ -136,8 +155,10 @@ def main() -> None:
     b, f = statistics.median(builds), statistics.median(floors)
     print(f"one-case build (start-up + exit), median of {args.runs}: {statistics.median(small):.3f} s")
     if other_env:
-        print(f"compared tree {args.compare}: build median {statistics.median(other_builds):.2f} s "
-              f"(min {min(other_builds):.2f}), one-case build median {statistics.median(other_small):.3f} s")
+        print(
+            f"compared tree {args.compare}: build median {statistics.median(other_builds):.2f} s "
+            f"(min {min(other_builds):.2f}), one-case build median {statistics.median(other_small):.3f} s"
+        )
     print(f"cases                         {cases}")
     print(f"first build (incl. npm ci)    {first:6.2f} s")
     print(f"dependency install (approx.)  {first - b:6.2f} s")

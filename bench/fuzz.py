@@ -44,7 +44,7 @@ def main() -> int:
     parser.add_argument("--grade-share", type=float, default=0.25, help="share of trials that grade responses files")
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
-    run_seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 32)
+    run_seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     grade_trials = int(args.trials * args.grade_share)
     build_trials = args.trials - grade_trials
     failures: list[tuple[str, object, list[str]]] = []
@@ -57,10 +57,18 @@ def main() -> int:
             failures.append((kind, example, problems))
             print(f"FAILURE ({kind}) {example!r}:\n  " + "\n  ".join(problems), flush=True)
         if sum(counts.values()) % 50 == 0:
-            print(f"{sum(counts.values())} trials, {len(failures)} failures, {time.monotonic() - started:.0f} s", flush=True)
+            print(
+                f"{sum(counts.values())} trials, {len(failures)} failures, {time.monotonic() - started:.0f} s",
+                flush=True,
+            )
 
-    common = dict(database=None, deadline=None, derandomize=False, phases=[Phase.generate],
-                  suppress_health_check=list(HealthCheck))
+    common = dict(
+        database=None,
+        deadline=None,
+        derandomize=False,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
 
     @seed(run_seed)
     @settings(max_examples=build_trials, **common)
@@ -81,11 +89,15 @@ def main() -> int:
             except HypothesisException:  # e.g. fewer distinct examples than asked for
                 traceback.print_exc()
     elapsed = time.monotonic() - started
-    print(f"seed {run_seed}: {sum(counts.values())} trials ({counts['build']} builds, {counts['grade']} grades), "
-          f"{len(failures)} failures, {elapsed / 60:.1f} min")
+    print(
+        f"seed {run_seed}: {sum(counts.values())} trials ({counts['build']} builds, {counts['grade']} grades), "
+        f"{len(failures)} failures, {elapsed / 60:.1f} min"
+    )
     if failures:
-        print(f"reproduce: .venv/bin/python bench/fuzz.py --trials {args.trials} --grade-share {args.grade_share} "
-              f"--seed {run_seed}")
+        print(
+            f"reproduce: .venv/bin/python bench/fuzz.py --trials {args.trials} --grade-share {args.grade_share} "
+            f"--seed {run_seed}"
+        )
     return 1 if failures else 0
 
 

@@ -47,8 +47,11 @@ KINDS = [
     ({"kind": "contains", "expected": "30 days"}, "The window is 30 DAYS.", "about a month"),
     ({"kind": "exact", "expected": "Paris"}, " Paris\n", "paris"),
     ({"kind": "gsm8k", "expected": "72"}, "70 + 2 = 72 apples.\n#### $72", "#### 71.00"),
-    ({"kind": "answer_bank", "answers": ["full refund", "yes"], "forbiddenAnswers": ["no refund"]},
-     "Yes, they get a FULL-refund.", "No refund, sorry."),
+    (
+        {"kind": "answer_bank", "answers": ["full refund", "yes"], "forbiddenAnswers": ["no refund"]},
+        "Yes, they get a FULL-refund.",
+        "No refund, sorry.",
+    ),
     ({"kind": "non_empty"}, "hello", "   "),
 ]
 
@@ -66,8 +69,12 @@ CUSTOM_EVAL = """export default {
 
 def build(root: Path, out: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
-    run = subprocess.run([sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(out)],
-                         capture_output=True, text=True, env=env)
+    run = subprocess.run(
+        [sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     if run.returncode != 0:
         raise SystemExit(f"build failed:\n{run.stdout}{run.stderr}")
 
@@ -84,8 +91,11 @@ def per_case_kind(i: int) -> tuple[dict, str, str]:
     if kind == "gsm8k":
         return {"kind": kind, "expected": str(i)}, f"70 + 2 = {i} apples.\n#### ${i}", "#### 71.00"
     if kind == "answer_bank":
-        return ({"kind": kind, "answers": [f"full refund {i}", "yes"], "forbiddenAnswers": ["no refund"]},
-                f"Yes, they get a FULL-refund {i}.", "No refund, sorry.")
+        return (
+            {"kind": kind, "answers": [f"full refund {i}", "yes"], "forbiddenAnswers": ["no refund"]},
+            f"Yes, they get a FULL-refund {i}.",
+            "No refund, sorry.",
+        )
     return spec, good, bad
 
 
@@ -144,8 +154,11 @@ def grade(release: Path, responses: Path, out: Path) -> tuple[float, float]:
 def grade_cli(release: Path, responses: Path, out: Path) -> float:
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
     started = time.perf_counter()
-    run = subprocess.run([sys.executable, "-m", "trunchbull", "grade", str(release), str(responses), "-o", str(out),
-                          "--json"], capture_output=True, env=env)
+    run = subprocess.run(
+        [sys.executable, "-m", "trunchbull", "grade", str(release), str(responses), "-o", str(out), "--json"],
+        capture_output=True,
+        env=env,
+    )
     elapsed = time.perf_counter() - started
     if run.returncode != 0:
         raise SystemExit(f"trunchbull grade exited {run.returncode}: {run.stderr.decode()}")
@@ -167,8 +180,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="trunchbull-bench-") as tmp_name:
         tmp = Path(tmp_name)
         t0 = time.perf_counter()
-        suites = {"builtin": make_builtin(tmp, args.cases), "builtinPerCaseSpecs": make_builtin(tmp, args.cases, True),
-                  "custom": make_custom(tmp, args.cases)}
+        suites = {
+            "builtin": make_builtin(tmp, args.cases),
+            "builtinPerCaseSpecs": make_builtin(tmp, args.cases, True),
+            "custom": make_custom(tmp, args.cases),
+        }
         report["setupSeconds"] = round(time.perf_counter() - t0, 1)
         for name, (release, responses) in suites.items():
             load_before = load()

@@ -52,8 +52,24 @@ from trunchbull.run.local_runtime import DEFAULT_CONTEXT, local_runtime  # noqa:
 from trunchbull.toolchain import toolchain  # noqa: E402
 
 SYSTEM = "You are a helpful assistant. Answer in one or two sentences."
-TOPICS = ["the sea", "a library", "autumn", "bicycles", "coffee", "mountains", "a city at night", "bread", "rain",
-          "chess", "the moon", "gardens", "trains", "music", "winter", "bridges"]
+TOPICS = [
+    "the sea",
+    "a library",
+    "autumn",
+    "bicycles",
+    "coffee",
+    "mountains",
+    "a city at night",
+    "bread",
+    "rain",
+    "chess",
+    "the moon",
+    "gardens",
+    "trains",
+    "music",
+    "winter",
+    "bridges",
+]
 
 
 def prompts(n: int) -> list[dict]:
@@ -63,13 +79,20 @@ def prompts(n: int) -> list[dict]:
 def build_release(work: Path, items: list[dict]) -> Path:
     root = work / "bench"
     (root / "evals").mkdir(parents=True)
-    cases = ",\n".join(f'    {{ id: "local.c{i:02d}", prompt: {json.dumps(p["prompt"])} }}' for i, p in enumerate(items))
+    cases = ",\n".join(
+        f'    {{ id: "local.c{i:02d}", prompt: {json.dumps(p["prompt"])} }}' for i, p in enumerate(items)
+    )
     (root / "evals" / "local.ts").write_text(
         f'export default {{\n  id: "local",\n  systemPrompt: {json.dumps(SYSTEM)},\n'
-        f'  evaluate: {{ kind: "non_empty" }},\n  cases: [\n{cases}\n  ],\n}}\n')
+        f'  evaluate: {{ kind: "non_empty" }},\n  cases: [\n{cases}\n  ],\n}}\n'
+    )
     out = work / "release"
-    proc = subprocess.run([sys.executable, "-m", "trunchbull", "build", root, "-o", out], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    proc = subprocess.run(
+        [sys.executable, "-m", "trunchbull", "build", root, "-o", out],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+    )
     if proc.returncode != 0:
         sys.exit(proc.stdout + proc.stderr)
     return out
@@ -81,9 +104,32 @@ def ours(release: Path, gguf: Path, work: Path, max_tokens: int, threads: int) -
     log = out / "responses.jsonl"
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "TRUNCHBULL_LLAMACPP_THREADS": str(threads)}
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "trunchbull", "run", release, "--model", f"llamacpp:{gguf}", "-j", "1",
-                             "--no-cache", "--temperature", "0", "--seed", "1", "--max-tokens", str(max_tokens),
-                             "-o", out, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "trunchbull",
+            "run",
+            release,
+            "--model",
+            f"llamacpp:{gguf}",
+            "-j",
+            "1",
+            "--no-cache",
+            "--temperature",
+            "0",
+            "--seed",
+            "1",
+            "--max-tokens",
+            str(max_tokens),
+            "-o",
+            out,
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     arrivals: list[float] = []
     seen, size = 0, 0
     while proc.poll() is None:  # a stat per 10 ms: next to nothing, on a machine the model keeps busy
@@ -105,18 +151,31 @@ def ours(release: Path, gguf: Path, work: Path, max_tokens: int, threads: int) -
     arrivals.extend([time.monotonic() - started] * (len(records) - len(arrivals)))
     order = {f"local.c{i:02d}": i for i in range(len(records))}
     by_case = sorted(records, key=lambda r: order[r["caseId"]])
-    return {"arrivals": arrivals, "tokens": [r["usage"]["outputTokens"] for r in records],
-            "texts": [r["output"] for r in by_case], "wall": time.monotonic() - started}
+    return {
+        "arrivals": arrivals,
+        "tokens": [r["usage"]["outputTokens"] for r in records],
+        "texts": [r["output"] for r in by_case],
+        "wall": time.monotonic() - started,
+    }
 
 
 def peer(items: list[dict], gguf: Path, runtime: Path, max_tokens: int, threads: int, clear: bool) -> dict:
     tc = toolchain()
-    config = {"runtime": str(runtime), "path": str(gguf), "threads": threads, "contextSize": DEFAULT_CONTEXT,
-              "prompts": items, "settings": {"temperature": 0, "seed": 1, "maxTokens": max_tokens}}
+    config = {
+        "runtime": str(runtime),
+        "path": str(gguf),
+        "threads": threads,
+        "contextSize": DEFAULT_CONTEXT,
+        "prompts": items,
+        "settings": {"temperature": 0, "seed": 1, "maxTokens": max_tokens},
+    }
     started = time.monotonic()
-    proc = subprocess.Popen([str(tc.node), str(REPO / "bench" / "llamacpp_loop.mjs"), json.dumps(config)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**tc.base_env(), **({"CLEAR": "1"} if clear else {})})
+    proc = subprocess.Popen(
+        [str(tc.node), str(REPO / "bench" / "llamacpp_loop.mjs"), json.dumps(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**tc.base_env(), **({"CLEAR": "1"} if clear else {})},
+    )
     errors: list[bytes] = []
     drain = threading.Thread(target=lambda: errors.append(proc.stderr.read()), daemon=True)
     drain.start()
@@ -136,8 +195,12 @@ def peer(items: list[dict], gguf: Path, runtime: Path, max_tokens: int, threads:
 def figures(run: dict) -> dict:
     arrivals, tokens = run["arrivals"], run["tokens"]
     steady = sum(tokens[1:]) / (arrivals[-1] - arrivals[0]) if len(arrivals) > 1 else float("nan")
-    return {"tokensPerSecond": steady, "firstSampleSeconds": arrivals[0], "outputTokens": sum(tokens),
-            "wallSeconds": run["wall"]}
+    return {
+        "tokensPerSecond": steady,
+        "firstSampleSeconds": arrivals[0],
+        "outputTokens": sum(tokens),
+        "wallSeconds": run["wall"],
+    }
 
 
 def main() -> None:
@@ -166,28 +229,49 @@ def main() -> None:
             rows["peer"].append(figures(b))
             rows["peerCleared"].append(figures(c))
             same_outputs.append(sum(x == y for x, y in zip(a["texts"], b["texts"])))
-            print(f"round {round_ + 1}: " + ", ".join(f"{side} {runs[-1]['tokensPerSecond']:.1f} tok/s"
-                                                     for side, runs in rows.items()), file=sys.stderr)
+            print(
+                f"round {round_ + 1}: "
+                + ", ".join(f"{side} {runs[-1]['tokensPerSecond']:.1f} tok/s" for side, runs in rows.items()),
+                file=sys.stderr,
+            )
     load_after = os.getloadavg()
     median = {side: {key: statistics.median(r[key] for r in runs) for key in runs[0]} for side, runs in rows.items()}
     overhead = 1 - median["ours"]["tokensPerSecond"] / median["peer"]["tokensPerSecond"]
     pipeline = 1 - median["ours"]["tokensPerSecond"] / median["peerCleared"]["tokensPerSecond"]
-    result = {"cases": args.cases, "maxTokens": args.max_tokens, "rounds": args.rounds, "threads": args.threads,
-              "median": median, "perRound": rows, "overhead": overhead, "pipelineOverhead": pipeline,
-              "sameOutputs": same_outputs,
-              "loadAverage": {"before": load_before[0], "after": load_after[0]}}
+    result = {
+        "cases": args.cases,
+        "maxTokens": args.max_tokens,
+        "rounds": args.rounds,
+        "threads": args.threads,
+        "median": median,
+        "perRound": rows,
+        "overhead": overhead,
+        "pipelineOverhead": pipeline,
+        "sameOutputs": same_outputs,
+        "loadAverage": {"before": load_before[0], "after": load_after[0]},
+    }
     o, p, c = median["ours"], median["peer"], median["peerCleared"]
-    print(f"{args.cases} prompts × ≤{args.max_tokens} tokens, {args.threads} thread(s), median of {args.rounds} rounds "
-          f"(load average {load_before[0]:.1f} → {load_after[0]:.1f})")
+    print(
+        f"{args.cases} prompts × ≤{args.max_tokens} tokens, {args.threads} thread(s), median of {args.rounds} rounds "
+        f"(load average {load_before[0]:.1f} → {load_after[0]:.1f})"
+    )
     print(f"{'':28} {'tokens/s':>9} {'first sample':>13} {'wall':>7}")
-    print(f"{'trunchbull run (llamacpp)':28} {o['tokensPerSecond']:9.1f} {o['firstSampleSeconds']:12.2f}s "
-          f"{o['wallSeconds']:6.1f}s")
-    print(f"{'node-llama-cpp loop':28} {p['tokensPerSecond']:9.1f} {p['firstSampleSeconds']:12.2f}s "
-          f"{p['wallSeconds']:6.1f}s")
-    print(f"{'  ... sequence cleared/prompt':28} {c['tokensPerSecond']:9.1f} {c['firstSampleSeconds']:12.2f}s "
-          f"{c['wallSeconds']:6.1f}s")
-    print(f"overhead: {overhead:.1%} vs node-llama-cpp's loop (target ≤ 10%), {pipeline:.1%} vs the same loop starting "
-          f"each prompt from an empty sequence as ours does; identical outputs per round: {same_outputs} of {args.cases}")
+    print(
+        f"{'trunchbull run (llamacpp)':28} {o['tokensPerSecond']:9.1f} {o['firstSampleSeconds']:12.2f}s "
+        f"{o['wallSeconds']:6.1f}s"
+    )
+    print(
+        f"{'node-llama-cpp loop':28} {p['tokensPerSecond']:9.1f} {p['firstSampleSeconds']:12.2f}s "
+        f"{p['wallSeconds']:6.1f}s"
+    )
+    print(
+        f"{'  ... sequence cleared/prompt':28} {c['tokensPerSecond']:9.1f} {c['firstSampleSeconds']:12.2f}s "
+        f"{c['wallSeconds']:6.1f}s"
+    )
+    print(
+        f"overhead: {overhead:.1%} vs node-llama-cpp's loop (target ≤ 10%), {pipeline:.1%} vs the same loop starting "
+        f"each prompt from an empty sequence as ours does; identical outputs per round: {same_outputs} of {args.cases}"
+    )
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
 

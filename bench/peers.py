@@ -211,23 +211,31 @@ class TreeRssSampler:
 @dataclass
 class Measured:
     wall_s: float
-    cpu_s: float          # user + system CPU of the process and every descendant it reaped
+    cpu_s: float  # user + system CPU of the process and every descendant it reaped
     peak_rss_bytes: int
     returncode: int
     max_processes: int
 
 
-def run_measured(argv: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | Path | None = None,
-                 stdout: Any = None, stderr: Any = None, interval: float = 0.02,
-                 timeout: float | None = None) -> Measured:
+def run_measured(
+    argv: Sequence[str],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | Path | None = None,
+    stdout: Any = None,
+    stderr: Any = None,
+    interval: float = 0.02,
+    timeout: float | None = None,
+) -> Measured:
     """Run ``argv`` in a new session; wall time from start to exit, CPU time, peak RSS of its process tree.
 
     On timeout (or any exception) the whole session is killed and the exception raised
     (``subprocess.TimeoutExpired`` for a timeout).
     """
     start = time.perf_counter()
-    proc = subprocess.Popen(list(argv), env=env, cwd=cwd, stdout=stdout, stderr=stderr,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        list(argv), env=env, cwd=cwd, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, start_new_session=True
+    )
     sampler = TreeRssSampler(proc.pid, interval).start()
     expired = threading.Event()
 
@@ -304,11 +312,20 @@ def ensure_promptfoo() -> Path:
     _log(f"installing promptfoo {PROMPTFOO_VERSION} (Node {PROMPTFOO_NODE_VERSION}) into {root}")
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    (root / "package.json").write_text(json.dumps({
-        "name": "trunchbull-bench-promptfoo", "private": True,
-        "dependencies": {"promptfoo": PROMPTFOO_VERSION, "node": PROMPTFOO_NODE_VERSION}}, indent=2) + "\n")
-    _install_step([npm, "install", "--no-audit", "--no-fund", "--loglevel=error"], root, cwd=root,
-                  env=_ca_env(dict(os.environ)))
+    (root / "package.json").write_text(
+        json.dumps(
+            {
+                "name": "trunchbull-bench-promptfoo",
+                "private": True,
+                "dependencies": {"promptfoo": PROMPTFOO_VERSION, "node": PROMPTFOO_NODE_VERSION},
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    _install_step(
+        [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"], root, cwd=root, env=_ca_env(dict(os.environ))
+    )
     node = root / "node_modules" / ".bin" / "node"
     got = subprocess.run([str(node), "--version"], capture_output=True, text=True, check=True).stdout.strip()
     if got != f"v{PROMPTFOO_NODE_VERSION}":
@@ -319,16 +336,29 @@ def ensure_promptfoo() -> Path:
 
 def promptfoo_command(root: Path) -> list[str]:
     """The argv prefix that runs promptfoo's CLI with its pinned Node."""
-    return [str(root / "node_modules" / ".bin" / "node"), str(root / "node_modules" / "promptfoo" / "dist" / "src" / "entrypoint.js")]
+    return [
+        str(root / "node_modules" / ".bin" / "node"),
+        str(root / "node_modules" / "promptfoo" / "dist" / "src" / "entrypoint.js"),
+    ]
 
 
 def find_python311() -> str:
     """Python 3.11, looked for as tools/bootstrap.sh does."""
-    candidates = [shutil.which("python3.11"), *sorted(str(p) for p in Path.home().glob(".pyenv/versions/3.11*/bin/python3.11")),
-                  "/usr/bin/python3.11", "/usr/local/bin/python3.11"]
+    candidates = [
+        shutil.which("python3.11"),
+        *sorted(str(p) for p in Path.home().glob(".pyenv/versions/3.11*/bin/python3.11")),
+        "/usr/bin/python3.11",
+        "/usr/local/bin/python3.11",
+    ]
     for c in candidates:
-        if c and os.path.exists(c) and subprocess.run(
-                [c, "-c", "import sys; assert sys.version_info[:2] == (3, 11)"], capture_output=True).returncode == 0:
+        if (
+            c
+            and os.path.exists(c)
+            and subprocess.run(
+                [c, "-c", "import sys; assert sys.version_info[:2] == (3, 11)"], capture_output=True
+            ).returncode
+            == 0
+        ):
             return c
     raise PeerError("Python 3.11 is needed for the Inspect AI venv")
 
@@ -344,12 +374,27 @@ def ensure_inspect() -> Path:
     subprocess.run([find_python311(), "-m", "venv", str(root)], check=True)
     python = str(root / "bin" / "python")
     # pip reads the machine's pip configuration (index, certificates, constraints) itself.
-    _install_step([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                   f"inspect-ai=={INSPECT_VERSION}", f"openai=={INSPECT_OPENAI_VERSION}"], root)
+    _install_step(
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            f"inspect-ai=={INSPECT_VERSION}",
+            f"openai=={INSPECT_OPENAI_VERSION}",
+        ],
+        root,
+    )
     # Bytecode compiled now, as part of installing: else the first measured run pays for it.
     _install_step([python, "-m", "compileall", "-q", "-j", "0", str(root / "lib")], root)
-    freeze = subprocess.run([str(root / "bin" / "python"), "-m", "pip", "freeze", "--disable-pip-version-check"],
-                            capture_output=True, text=True, check=True).stdout
+    freeze = subprocess.run(
+        [str(root / "bin" / "python"), "-m", "pip", "freeze", "--disable-pip-version-check"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     (root / "bench-freeze.txt").write_text(freeze)  # what the unpinned transitive dependencies resolved to
     (root / ".bench-stamp").write_text(want)
     return root
@@ -359,8 +404,10 @@ def install_peers(peers: Iterable[str] = ("promptfoo", "inspect")) -> dict[str, 
     """Install the peers if needed: seconds per install, None for one already installed."""
     out: dict[str, float | None] = {}
     for name in peers:
-        ensure, root, want = {"promptfoo": (ensure_promptfoo, PROMPTFOO_ROOT, PROMPTFOO_STAMP),
-                              "inspect": (ensure_inspect, INSPECT_ROOT, INSPECT_STAMP)}[name]
+        ensure, root, want = {
+            "promptfoo": (ensure_promptfoo, PROMPTFOO_ROOT, PROMPTFOO_STAMP),
+            "inspect": (ensure_inspect, INSPECT_ROOT, INSPECT_STAMP),
+        }[name]
         was = _stamp_ok(root, want)
         start = time.perf_counter()
         ensure()
@@ -374,8 +421,8 @@ def install_peers(peers: Iterable[str] = ("promptfoo", "inspect")) -> dict[str, 
 
 @dataclass
 class PeerResult:
-    peer: str            # "promptfoo" | "inspect"
-    workload: str        # "echo" | "server"
+    peer: str  # "promptfoo" | "inspect"
+    workload: str  # "echo" | "server"
     version: str
     cases: int
     passed: int
@@ -400,9 +447,11 @@ class PeerResult:
         return d
 
 
-WORDS = ("the model answers each question with care and the grader checks a substring of the prompt "
-         "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma "
-         "tau upsilon phi chi psi omega").split()
+WORDS = (
+    "the model answers each question with care and the grader checks a substring of the prompt "
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma "
+    "tau upsilon phi chi psi omega"
+).split()
 
 
 def make_cases(n: int, seed: int = 0) -> list[dict[str, str]]:
@@ -438,18 +487,45 @@ def _measure_checked(peer: str, argv: list[str], env: dict[str, str], cwd: Path,
     with open(cwd / "stdout.log", "wb") as out, open(cwd / "stderr.log", "wb") as err:
         m = run_measured(argv, env=env, cwd=cwd, stdout=out, stderr=err, timeout=timeout)
     if m.returncode != 0:
-        tail = (cwd / "stderr.log").read_text(errors="replace")[-3000:] or (cwd / "stdout.log").read_text(errors="replace")[-3000:]
+        tail = (cwd / "stderr.log").read_text(errors="replace")[-3000:] or (cwd / "stdout.log").read_text(
+            errors="replace"
+        )[-3000:]
         raise PeerError(f"{peer} exited with {m.returncode} (work directory {cwd}):\n{tail}")
     return m
 
 
-def _result(peer: str, workload: str, version: str, cases: Sequence[dict], passed: int, m: Measured,
-            concurrency: int, argv: list[str], settings: dict, load_before: float) -> PeerResult:
+def _result(
+    peer: str,
+    workload: str,
+    version: str,
+    cases: Sequence[dict],
+    passed: int,
+    m: Measured,
+    concurrency: int,
+    argv: list[str],
+    settings: dict,
+    load_before: float,
+) -> PeerResult:
     n = len(cases)
     if passed != n:
         raise PeerError(f"{peer} {workload}: {passed} of {n} samples passed; every case should pass")
-    return PeerResult(peer, workload, version, n, passed, m.wall_s, n / m.wall_s, m.cpu_s, m.peak_rss_bytes, m.max_processes,
-                      concurrency, argv, settings, load_before, os.getloadavg()[0])
+    return PeerResult(
+        peer,
+        workload,
+        version,
+        n,
+        passed,
+        m.wall_s,
+        n / m.wall_s,
+        m.cpu_s,
+        m.peak_rss_bytes,
+        m.max_processes,
+        concurrency,
+        argv,
+        settings,
+        load_before,
+        os.getloadavg()[0],
+    )
 
 
 # promptfoo -------------------------------------------------------------------
@@ -458,36 +534,73 @@ def _result(peer: str, workload: str, version: str, cases: Sequence[dict], passe
 def _promptfoo_env(work: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     root = ensure_promptfoo()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PROMPTFOO_", "OPENAI_"))}
-    env.update({
-        "PATH": f"{root / 'node_modules' / '.bin'}{os.pathsep}{env.get('PATH', '')}",
-        "PROMPTFOO_CONFIG_DIR": str(work / "promptfoo-home"),
-        "PROMPTFOO_DISABLE_TELEMETRY": "1",
-        "PROMPTFOO_DISABLE_UPDATE": "1",
-        "PROMPTFOO_DISABLE_SHARING": "1",
-        "PROMPTFOO_DISABLE_REMOTE_GENERATION": "1",
-        "PROMPTFOO_DISABLE_DEBUG_LOG": "1",  # else every run writes a debug log of ~1.3 KB per case
-        "PROMPTFOO_CACHE_ENABLED": "false",
-        "NO_COLOR": "1",
-    })
+    env.update(
+        {
+            "PATH": f"{root / 'node_modules' / '.bin'}{os.pathsep}{env.get('PATH', '')}",
+            "PROMPTFOO_CONFIG_DIR": str(work / "promptfoo-home"),
+            "PROMPTFOO_DISABLE_TELEMETRY": "1",
+            "PROMPTFOO_DISABLE_UPDATE": "1",
+            "PROMPTFOO_DISABLE_SHARING": "1",
+            "PROMPTFOO_DISABLE_REMOTE_GENERATION": "1",
+            "PROMPTFOO_DISABLE_DEBUG_LOG": "1",  # else every run writes a debug log of ~1.3 KB per case
+            "PROMPTFOO_CACHE_ENABLED": "false",
+            "NO_COLOR": "1",
+        }
+    )
     if extra:
         env.update(extra)
     return _ca_env(env)
 
 
-def _run_promptfoo(workload: str, cases: Sequence[dict], provider: Any, *, concurrency: int, write_db: bool,
-                   extra_env: dict[str, str] | None, workdir: str | Path | None, keep: bool,
-                   timeout: float | None, settings: dict) -> PeerResult:
+def _run_promptfoo(
+    workload: str,
+    cases: Sequence[dict],
+    provider: Any,
+    *,
+    concurrency: int,
+    write_db: bool,
+    extra_env: dict[str, str] | None,
+    workdir: str | Path | None,
+    keep: bool,
+    timeout: float | None,
+    settings: dict,
+) -> PeerResult:
     root = ensure_promptfoo()
     with _Workdir(workdir, keep, f"peer-promptfoo-{workload}-") as work:
         with open(work / "tests.jsonl", "w") as f:
             for c in cases:
-                f.write(json.dumps({"description": c["id"], "vars": {"prompt": c["prompt"]},
-                                    "assert": [{"type": "contains", "value": c["expected"]}]}) + "\n")
-        config = {"description": f"trunchbull bench: {workload}", "prompts": ["{{prompt}}"],
-                  "providers": [provider], "tests": "file://tests.jsonl", "sharing": False}
+                f.write(
+                    json.dumps(
+                        {
+                            "description": c["id"],
+                            "vars": {"prompt": c["prompt"]},
+                            "assert": [{"type": "contains", "value": c["expected"]}],
+                        }
+                    )
+                    + "\n"
+                )
+        config = {
+            "description": f"trunchbull bench: {workload}",
+            "prompts": ["{{prompt}}"],
+            "providers": [provider],
+            "tests": "file://tests.jsonl",
+            "sharing": False,
+        }
         (work / "promptfooconfig.yaml").write_text(json.dumps(config, indent=2) + "\n")  # JSON is YAML
-        argv = [*promptfoo_command(root), "eval", "-c", "promptfooconfig.yaml", "--no-cache", "--no-share",
-                "--no-table", "--no-progress-bar", "-j", str(concurrency), "-o", "results.json"]
+        argv = [
+            *promptfoo_command(root),
+            "eval",
+            "-c",
+            "promptfooconfig.yaml",
+            "--no-cache",
+            "--no-share",
+            "--no-table",
+            "--no-progress-bar",
+            "-j",
+            str(concurrency),
+            "-o",
+            "results.json",
+        ]
         if not write_db:
             argv.append("--no-write")
         env = _promptfoo_env(work, extra_env)
@@ -503,22 +616,55 @@ def _run_promptfoo(workload: str, cases: Sequence[dict], provider: Any, *, concu
         return _result("promptfoo", workload, PROMPTFOO_VERSION, cases, passed, m, concurrency, argv, settings, load)
 
 
-def run_promptfoo_echo(cases: Sequence[dict], *, concurrency: int = 16, write_db: bool = False,
-                       workdir: str | Path | None = None, keep: bool = False,
-                       timeout: float | None = None) -> PeerResult:
+def run_promptfoo_echo(
+    cases: Sequence[dict],
+    *,
+    concurrency: int = 16,
+    write_db: bool = False,
+    workdir: str | Path | None = None,
+    keep: bool = False,
+    timeout: float | None = None,
+) -> PeerResult:
     """promptfoo's ``echo`` provider and one ``contains`` assertion per case."""
-    return _run_promptfoo("echo", cases, "echo", concurrency=concurrency, write_db=write_db, extra_env=None,
-                          workdir=workdir, keep=keep, timeout=timeout, settings={"provider": "echo"})
+    return _run_promptfoo(
+        "echo",
+        cases,
+        "echo",
+        concurrency=concurrency,
+        write_db=write_db,
+        extra_env=None,
+        workdir=workdir,
+        keep=keep,
+        timeout=timeout,
+        settings={"provider": "echo"},
+    )
 
 
-def run_promptfoo_server(cases: Sequence[dict], base_url: str, model: str, *, concurrency: int = 32,
-                         write_db: bool = False, workdir: str | Path | None = None, keep: bool = False,
-                         timeout: float | None = None) -> PeerResult:
+def run_promptfoo_server(
+    cases: Sequence[dict],
+    base_url: str,
+    model: str,
+    *,
+    concurrency: int = 32,
+    write_db: bool = False,
+    workdir: str | Path | None = None,
+    keep: bool = False,
+    timeout: float | None = None,
+) -> PeerResult:
     """promptfoo's OpenAI chat provider against ``base_url`` (``…/v1``), one ``contains`` per case."""
     provider = {"id": f"openai:chat:{model}", "config": {"apiBaseUrl": base_url.rstrip("/")}}
-    return _run_promptfoo("server", cases, provider, concurrency=concurrency, write_db=write_db,
-                          extra_env={"OPENAI_API_KEY": DUMMY_KEY}, workdir=workdir, keep=keep, timeout=timeout,
-                          settings={"provider": provider["id"], "base_url": base_url})
+    return _run_promptfoo(
+        "server",
+        cases,
+        provider,
+        concurrency=concurrency,
+        write_db=write_db,
+        extra_env={"OPENAI_API_KEY": DUMMY_KEY},
+        workdir=workdir,
+        keep=keep,
+        timeout=timeout,
+        settings={"provider": provider["id"], "base_url": base_url},
+    )
 
 
 # Inspect AI ------------------------------------------------------------------
@@ -563,57 +709,121 @@ print(json.dumps({"status": header.status, "error": str(header.error) if header.
 '''
 
 
-def _run_inspect(workload: str, cases: Sequence[dict], model_args: list[str], *, concurrency: int,
-                 realtime: bool, extra_env: dict[str, str] | None, workdir: str | Path | None, keep: bool,
-                 timeout: float | None, settings: dict) -> PeerResult:
+def _run_inspect(
+    workload: str,
+    cases: Sequence[dict],
+    model_args: list[str],
+    *,
+    concurrency: int,
+    realtime: bool,
+    extra_env: dict[str, str] | None,
+    workdir: str | Path | None,
+    keep: bool,
+    timeout: float | None,
+    settings: dict,
+) -> PeerResult:
     root = ensure_inspect()
     with _Workdir(workdir, keep, f"peer-inspect-{workload}-") as work:
         with open(work / "cases.jsonl", "w") as f:
             for c in cases:
                 f.write(json.dumps({"id": c["id"], "prompt": c["prompt"], "expected": c["expected"]}) + "\n")
         (work / "bench_task.py").write_text(_INSPECT_TASK)
-        argv = [str(root / "bin" / "inspect"), "eval", "bench_task.py", *model_args, "--display", "none",
-                "--log-level", "warning", "--max-connections", str(concurrency), "--log-dir", "logs"]
+        argv = [
+            str(root / "bin" / "inspect"),
+            "eval",
+            "bench_task.py",
+            *model_args,
+            "--display",
+            "none",
+            "--log-level",
+            "warning",
+            "--max-connections",
+            str(concurrency),
+            "--log-dir",
+            "logs",
+        ]
         if not realtime:
             argv.append("--no-log-realtime")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("INSPECT_", "OPENAI_", "BENCH_"))}
-        env.update({
-            # Inspect's data and cache directories (sample buffer, traces) inside the work directory.
-            "XDG_DATA_HOME": str(work / "xdg-data"),
-            "XDG_CACHE_HOME": str(work / "xdg-cache"),
-            "NO_COLOR": "1",
-        })
+        env.update(
+            {
+                # Inspect's data and cache directories (sample buffer, traces) inside the work directory.
+                "XDG_DATA_HOME": str(work / "xdg-data"),
+                "XDG_CACHE_HOME": str(work / "xdg-cache"),
+                "NO_COLOR": "1",
+            }
+        )
         env.update(extra_env or {})
         load = os.getloadavg()[0]
         m = _measure_checked("inspect", argv, env, work, timeout)
-        counted = subprocess.run([str(root / "bin" / "python"), "-c", _INSPECT_COUNT, str(work / "logs")],
-                                 capture_output=True, text=True, env=env)
+        counted = subprocess.run(
+            [str(root / "bin" / "python"), "-c", _INSPECT_COUNT, str(work / "logs")],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         if counted.returncode != 0:
             raise PeerError(f"reading Inspect's log failed:\n{counted.stderr[-3000:]}")
         info = json.loads(counted.stdout)
         if info["status"] != "success" or info["samples"] != len(cases):
-            raise PeerError(f"Inspect: status {info['status']}, {info['samples']} samples of {len(cases)}: {info['error']}")
+            raise PeerError(
+                f"Inspect: status {info['status']}, {info['samples']} samples of {len(cases)}: {info['error']}"
+            )
         settings = {"realtime": realtime, **settings}
-        return _result("inspect", workload, INSPECT_VERSION, cases, info["passed"], m, concurrency, argv, settings, load)
+        return _result(
+            "inspect", workload, INSPECT_VERSION, cases, info["passed"], m, concurrency, argv, settings, load
+        )
 
 
-def run_inspect_echo(cases: Sequence[dict], *, concurrency: int = 16, realtime: bool = False,
-                     workdir: str | Path | None = None, keep: bool = False,
-                     timeout: float | None = None) -> PeerResult:
+def run_inspect_echo(
+    cases: Sequence[dict],
+    *,
+    concurrency: int = 16,
+    realtime: bool = False,
+    workdir: str | Path | None = None,
+    keep: bool = False,
+    timeout: float | None = None,
+) -> PeerResult:
     """Inspect's ``mockllm/model`` echoing each prompt, scored with ``includes()``."""
-    return _run_inspect("echo", cases, ["-T", "echo_model=true"], concurrency=concurrency, realtime=realtime,
-                        extra_env=None, workdir=workdir, keep=keep, timeout=timeout,
-                        settings={"model": "mockllm/model (echo)"})
+    return _run_inspect(
+        "echo",
+        cases,
+        ["-T", "echo_model=true"],
+        concurrency=concurrency,
+        realtime=realtime,
+        extra_env=None,
+        workdir=workdir,
+        keep=keep,
+        timeout=timeout,
+        settings={"model": "mockllm/model (echo)"},
+    )
 
 
-def run_inspect_server(cases: Sequence[dict], base_url: str, model: str, *, concurrency: int = 32,
-                       realtime: bool = False, workdir: str | Path | None = None, keep: bool = False,
-                       timeout: float | None = None) -> PeerResult:
+def run_inspect_server(
+    cases: Sequence[dict],
+    base_url: str,
+    model: str,
+    *,
+    concurrency: int = 32,
+    realtime: bool = False,
+    workdir: str | Path | None = None,
+    keep: bool = False,
+    timeout: float | None = None,
+) -> PeerResult:
     """Inspect's OpenAI-compatible provider (chat completions, not streamed) against ``base_url``."""
     spec = f"openai-api/bench/{model}"
-    return _run_inspect("server", cases, ["--model", spec, "-M", "stream=false"], concurrency=concurrency,
-                        realtime=realtime, extra_env={"BENCH_BASE_URL": base_url.rstrip("/"), "BENCH_API_KEY": DUMMY_KEY},
-                        workdir=workdir, keep=keep, timeout=timeout, settings={"model": spec, "base_url": base_url})
+    return _run_inspect(
+        "server",
+        cases,
+        ["--model", spec, "-M", "stream=false"],
+        concurrency=concurrency,
+        realtime=realtime,
+        extra_env={"BENCH_BASE_URL": base_url.rstrip("/"), "BENCH_API_KEY": DUMMY_KEY},
+        workdir=workdir,
+        keep=keep,
+        timeout=timeout,
+        settings={"model": spec, "base_url": base_url},
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -621,16 +831,30 @@ def run_inspect_server(cases: Sequence[dict], base_url: str, model: str, *, conc
 
 
 def _table(results: Iterable[PeerResult], bound: float | None) -> str:
-    rows = [("peer", "workload", "N", "wall s", "samples/s", "of bound", "CPU s", "peak RSS MiB", "procs", "passed",
-             "load")]
+    rows = [
+        ("peer", "workload", "N", "wall s", "samples/s", "of bound", "CPU s", "peak RSS MiB", "procs", "passed", "load")
+    ]
     for r in results:
         frac = f"{r.samples_per_s / bound:.0%}" if bound and r.workload == "server" else ""
-        rows.append((f"{r.peer} {r.version}", r.workload, f"{r.cases:,}", f"{r.wall_s:.2f}", f"{r.samples_per_s:,.0f}",
-                     frac, f"{r.cpu_s:.1f}", f"{r.peak_rss_mib:,.0f}", str(r.max_processes), f"{r.passed:,}",
-                     f"{r.load_before:.1f}->{r.load_after:.1f}"))
+        rows.append(
+            (
+                f"{r.peer} {r.version}",
+                r.workload,
+                f"{r.cases:,}",
+                f"{r.wall_s:.2f}",
+                f"{r.samples_per_s:,.0f}",
+                frac,
+                f"{r.cpu_s:.1f}",
+                f"{r.peak_rss_mib:,.0f}",
+                str(r.max_processes),
+                f"{r.passed:,}",
+                f"{r.load_before:.1f}->{r.load_after:.1f}",
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.rjust(w) if i >= 2 else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
-                     for row in rows)
+    return "\n".join(
+        "  ".join(c.rjust(w) if i >= 2 else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))) for row in rows
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -644,8 +868,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server-delay", type=float, default=0.05, help="the server's fixed delay, for the bound")
     parser.add_argument("--peers", default="promptfoo,inspect")
     parser.add_argument("--workloads", default="echo,server")
-    parser.add_argument("--defaults", action="store_true",
-                        help="peers' default recording too: promptfoo's SQLite store, Inspect's realtime buffer")
+    parser.add_argument(
+        "--defaults",
+        action="store_true",
+        help="peers' default recording too: promptfoo's SQLite store, Inspect's realtime buffer",
+    )
     parser.add_argument("--json", help="write every run's result to this JSON file")
     parser.add_argument("--keep", action="store_true", help="keep the work directories (printed)")
     args = parser.parse_args(argv)
@@ -674,13 +901,18 @@ def main(argv: list[str] | None = None) -> int:
                     else:
                         fn = run_promptfoo_server if peer == "promptfoo" else run_inspect_server
                         r = fn(cases, args.server_url, args.model, concurrency=args.server_concurrency, **kw)
-                    print(f"  {peer} {workload}{' (defaults)' if default else ''}: {r.wall_s:.2f} s, "
-                          f"{r.samples_per_s:,.0f}/s, CPU {r.cpu_s:.1f} s, {r.peak_rss_mib:,.0f} MiB, "
-                          f"load {r.load_before:.1f}", file=sys.stderr, flush=True)
+                    print(
+                        f"  {peer} {workload}{' (defaults)' if default else ''}: {r.wall_s:.2f} s, "
+                        f"{r.samples_per_s:,.0f}/s, CPU {r.cpu_s:.1f} s, {r.peak_rss_mib:,.0f} MiB, "
+                        f"load {r.load_before:.1f}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     runs.setdefault((peer, workload, default), []).append(r)
                     if args.json:  # after every run, so a long campaign cut short keeps what it measured
-                        Path(args.json).write_text(json.dumps([r.as_dict() for rs in runs.values() for r in rs],
-                                                              indent=2) + "\n")
+                        Path(args.json).write_text(
+                            json.dumps([r.as_dict() for rs in runs.values() for r in rs], indent=2) + "\n"
+                        )
 
     bound = args.server_concurrency / args.server_delay
     medians = []
@@ -690,8 +922,10 @@ def main(argv: list[str] | None = None) -> int:
         if default:
             mid = PeerResult(**{**asdict(mid), "workload": f"{workload} (defaults)"})
         medians.append(mid)
-    print(f"\n{args.cases:,} cases; echo at concurrency {args.concurrency}, server at {args.server_concurrency} "
-          f"(bound {bound:,.0f}/s); median of {args.repeat} by wall time")
+    print(
+        f"\n{args.cases:,} cases; echo at concurrency {args.concurrency}, server at {args.server_concurrency} "
+        f"(bound {bound:,.0f}/s); median of {args.repeat} by wall time"
+    )
     print(_table(medians, bound))
     return 0
 

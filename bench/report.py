@@ -48,8 +48,16 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from trunchbull.toolchain import cache_root  # noqa: E402
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 EVALS = ["billing", "shipping", "returns", "accounts", "warranty"]
 FLOOR = """
 import sys, orjson
@@ -62,7 +70,9 @@ out.write_bytes(b"x" * size)
 
 def cli(*args, env=None) -> subprocess.CompletedProcess:
     merged = dict(os.environ, PYTHONPATH=str(REPO / "src"), **(env or {}))
-    proc = subprocess.run([sys.executable, "-m", "trunchbull", *map(str, args)], capture_output=True, text=True, env=merged)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trunchbull", *map(str, args)], capture_output=True, text=True, env=merged
+    )
     if proc.returncode not in (0, 1):
         raise SystemExit(f"trunchbull {' '.join(map(str, args))} failed:\n{proc.stdout}{proc.stderr}")
     return proc
@@ -75,12 +85,20 @@ def make_runs(tmp: Path, n: int) -> tuple[Path, Path]:
     for e, eval_id in enumerate(EVALS):
         (root / "evals" / f"{eval_id}.ts").write_text(
             f'export default {{ id: "{eval_id}", systemPrompt: "You answer {eval_id} questions.", '
-            f'evaluate: {{ kind: "contains", expected: "order" }}, cases: "./{eval_id}.jsonl" }}\n')
+            f'evaluate: {{ kind: "contains", expected: "order" }}, cases: "./{eval_id}.jsonl" }}\n'
+        )
         lines = []
         for i in range(per_eval):
             topic = ["order", "parcel", "invoice", "refund", "account"][(i * 7 + e) % 5]
-            lines.append(orjson.dumps({"id": f"{eval_id}.{i}", "prompt": f"Customer {i} asks about their {topic} "
-                                       f"number {i * 31 % 9973}: what is its status and when will it arrive?"}))
+            lines.append(
+                orjson.dumps(
+                    {
+                        "id": f"{eval_id}.{i}",
+                        "prompt": f"Customer {i} asks about their {topic} "
+                        f"number {i * 31 % 9973}: what is its status and when will it arrive?",
+                    }
+                )
+            )
         (root / "evals" / f"{eval_id}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     release = tmp / "release"
     cli("build", root, "-o", release)
@@ -88,8 +106,12 @@ def make_runs(tmp: Path, n: int) -> tuple[Path, Path]:
     cli("run", release, "--model", "echo", "-o", tmp / "run", "-j", "64", "--no-cache", env=env)
     cases = [json.loads(line)["id"] for line in (release / "cases.jsonl").read_text().splitlines()]
     answers = tmp / "baseline.jsonl"
-    answers.write_bytes(b"".join(orjson.dumps({"caseId": c, "output": "your order ships today" if i % 4 else "unknown"})
-                                 + b"\n" for i, c in enumerate(cases)))
+    answers.write_bytes(
+        b"".join(
+            orjson.dumps({"caseId": c, "output": "your order ships today" if i % 4 else "unknown"}) + b"\n"
+            for i, c in enumerate(cases)
+        )
+    )
     cli("grade", release, answers, "--run-dir", tmp / "baseline")
     return tmp / "run", tmp / "baseline"
 
@@ -120,26 +142,35 @@ def interactive(browser, page_path: Path, floor_path: Path, repeat: int) -> dict
             else:
                 page.wait_for_selector("body[data-ready]")
                 ready.append(page.evaluate("window.trunchbullReadyAt"))
-                table.append(page.evaluate("""() => new Promise((resolve) => {
+                table.append(
+                    page.evaluate("""() => new Promise((resolve) => {
                     const t0 = performance.now();
                     document.querySelector('button[data-tab=cases]').click();
                     requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
-                })"""))
-                search.append(page.evaluate("""() => new Promise((resolve) => {
+                })""")
+                )
+                search.append(
+                    page.evaluate("""() => new Promise((resolve) => {
                     const input = document.querySelector('[data-testid=search]');
                     const t0 = performance.now();
                     input.value = 'refund number 42';
                     input.dispatchEvent(new Event('input'));
                     requestAnimationFrame(() => setTimeout(() => resolve([performance.now() - t0,
                         document.querySelector('[data-testid=case-count]').dataset.count]), 0));
-                })"""))
+                })""")
+                )
                 if errors:
                     raise SystemExit(f"page errors: {errors}")
             context.close()
-    return {"readyMs": statistics.median(ready), "readyMsAll": [round(v) for v in ready],
-            "caseTableMs": statistics.median(table), "searchMs": statistics.median(s[0] for s in search),
-            "searchMatches": search[0][1], "floorLoadMs": statistics.median(floor),
-            "floorLoadMsAll": [round(v) for v in floor]}
+    return {
+        "readyMs": statistics.median(ready),
+        "readyMsAll": [round(v) for v in ready],
+        "caseTableMs": statistics.median(table),
+        "searchMs": statistics.median(s[0] for s in search),
+        "searchMatches": search[0][1],
+        "floorLoadMs": statistics.median(floor),
+        "floorLoadMsAll": [round(v) for v in floor],
+    }
 
 
 def main() -> None:
@@ -160,8 +191,14 @@ def main() -> None:
         for _ in range(args.repeat):
             gen.append(timed(lambda: cli("report", run, "-o", out), gen_cpu))
             size = out.stat().st_size
-            floor.append(timed(lambda: subprocess.run([sys.executable, "-c", FLOOR, str(run), str(tmp / "floor.out"),
-                                                       str(size)], check=True), floor_cpu))
+            floor.append(
+                timed(
+                    lambda: subprocess.run(
+                        [sys.executable, "-c", FLOOR, str(run), str(tmp / "floor.out"), str(size)], check=True
+                    ),
+                    floor_cpu,
+                )
+            )
             gen_vs.append(timed(lambda: cli("report", run, "--vs", baseline, "-o", out_vs)))
         html = out.read_bytes()
         static = tmp / "static.html"
@@ -174,19 +211,27 @@ def main() -> None:
             page_vs = interactive(browser, out_vs, static, max(2, args.repeat // 2))
             browser.close()
         data_bytes = sum((run / name).stat().st_size for name in ("results.jsonl", "responses.jsonl"))
-        print(json.dumps({
-            "samples": args.samples,
-            "generationSeconds": round(statistics.median(gen), 3), "generationSecondsAll": [round(v, 2) for v in gen],
-            "generationVsSeconds": round(statistics.median(gen_vs), 3),
-            "generationColdSeconds": round(cold, 3),
-            "floorSeconds": round(statistics.median(floor), 3),
-            "generationCpuSeconds": round(statistics.median(gen_cpu), 3),
-            "floorCpuSeconds": round(statistics.median(floor_cpu), 3),
-            "htmlBytes": len(html), "htmlVsBytes": out_vs.stat().st_size, "runJsonlBytes": data_bytes,
-            "interactive": {k: round(v, 1) if isinstance(v, float) else v for k, v in page.items()},
-            "interactiveVs": {k: round(v, 1) if isinstance(v, float) else v for k, v in page_vs.items()},
-            "loadAverage": [load_before, round(os.getloadavg()[0], 2)],
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "samples": args.samples,
+                    "generationSeconds": round(statistics.median(gen), 3),
+                    "generationSecondsAll": [round(v, 2) for v in gen],
+                    "generationVsSeconds": round(statistics.median(gen_vs), 3),
+                    "generationColdSeconds": round(cold, 3),
+                    "floorSeconds": round(statistics.median(floor), 3),
+                    "generationCpuSeconds": round(statistics.median(gen_cpu), 3),
+                    "floorCpuSeconds": round(statistics.median(floor_cpu), 3),
+                    "htmlBytes": len(html),
+                    "htmlVsBytes": out_vs.stat().st_size,
+                    "runJsonlBytes": data_bytes,
+                    "interactive": {k: round(v, 1) if isinstance(v, float) else v for k, v in page.items()},
+                    "interactiveVs": {k: round(v, 1) if isinstance(v, float) else v for k, v in page_vs.items()},
+                    "loadAverage": [load_before, round(os.getloadavg()[0], 2)],
+                },
+                indent=2,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -50,8 +50,16 @@ def write_benchmark(root: Path, cases: list[dict]) -> None:
     (root / "evals").mkdir(parents=True)
     with open(root / "evals" / "cases.jsonl", "w") as out:
         for case in cases:
-            out.write(json.dumps({"id": case["id"], "prompt": case["prompt"],
-                                  "evaluate": {"kind": "contains", "expected": case["expected"]}}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "id": case["id"],
+                        "prompt": case["prompt"],
+                        "evaluate": {"kind": "contains", "expected": case["expected"]},
+                    }
+                )
+                + "\n"
+            )
     (root / "evals" / "echo.ts").write_text('export default { id: "echo", cases: "./cases.jsonl" }\n')
 
 
@@ -72,8 +80,9 @@ def build(root: Path, out: Path) -> None:
         raise SystemExit(f"build failed:\n{proc.stderr}")
 
 
-def measure_trunchbull(workload: str, release: Path, work: Path, n: int, extra: list[str], concurrency: int,
-                       runs: int) -> peers.PeerResult:
+def measure_trunchbull(
+    workload: str, release: Path, work: Path, n: int, extra: list[str], concurrency: int, runs: int
+) -> peers.PeerResult:
     results = []
     for index in range(runs):
         out = work / f"run-{workload}-{index}"
@@ -87,9 +96,25 @@ def measure_trunchbull(workload: str, release: Path, work: Path, n: int, extra: 
         passed = summary["overall"]["passed"]
         if passed != n:
             raise SystemExit(f"trunchbull {workload}: {passed} of {n} passed")
-        results.append(peers.PeerResult("trunchbull", workload, "main", n, passed, m.wall_s, n / m.wall_s, m.cpu_s,
-                                        m.peak_rss_bytes, m.max_processes, concurrency, argv, {}, load,
-                                        os.getloadavg()[0]))
+        results.append(
+            peers.PeerResult(
+                "trunchbull",
+                workload,
+                "main",
+                n,
+                passed,
+                m.wall_s,
+                n / m.wall_s,
+                m.cpu_s,
+                m.peak_rss_bytes,
+                m.max_processes,
+                concurrency,
+                argv,
+                {},
+                load,
+                os.getloadavg()[0],
+            )
+        )
         shutil.rmtree(out)
     return median(results)
 
@@ -107,9 +132,12 @@ class BenchServer:
     """tests/support/chat_server.py in its own process, replying after DELAY_S."""
 
     def __enter__(self) -> str:
-        self.proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "support" / "chat_server.py"),
-                                      "--delay", str(DELAY_S)], stdout=subprocess.PIPE, text=True,
-                                     env={**os.environ, "PYTHONPATH": str(REPO)})
+        self.proc = subprocess.Popen(
+            [sys.executable, str(REPO / "tests" / "support" / "chat_server.py"), "--delay", str(DELAY_S)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
         return self.proc.stdout.readline().strip()
 
     def __exit__(self, *exc) -> None:
@@ -120,8 +148,10 @@ class BenchServer:
 def row(r: peers.PeerResult, reference: peers.PeerResult | None, bound: float | None) -> str:
     ratio = f"{reference.samples_per_s / r.samples_per_s:8.1f}x" if reference and r is not reference else " " * 9
     of_bound = f"{r.samples_per_s / bound * 100:6.1f}%" if bound else ""
-    return (f"{r.peer:<11} {r.workload:<7} {r.wall_s:8.2f} s {r.samples_per_s:10,.0f}/s {r.cpu_s:8.2f} s "
-            f"{r.peak_rss_mib:8.0f} MiB {ratio} {of_bound}  load {r.load_before:.1f}")
+    return (
+        f"{r.peer:<11} {r.workload:<7} {r.wall_s:8.2f} s {r.samples_per_s:10,.0f}/s {r.cpu_s:8.2f} s "
+        f"{r.peak_rss_mib:8.0f} MiB {ratio} {of_bound}  load {r.load_before:.1f}"
+    )
 
 
 def main() -> int:
@@ -160,20 +190,29 @@ def main() -> int:
         if not args.skip_server:
             with BenchServer() as url:
                 model = ["--model", "openai-compatible:bench", "--base-url", url]
-                ours_server = measure_trunchbull("server", release, work, args.cases, model, SERVER_CONCURRENCY,
-                                                 args.runs)
+                ours_server = measure_trunchbull(
+                    "server", release, work, args.cases, model, SERVER_CONCURRENCY, args.runs
+                )
                 server.append(ours_server)
                 if not args.skip_peers:
-                    server.append(repeat_peer(lambda: peers.run_promptfoo_server(
-                        cases, url, "bench", concurrency=SERVER_CONCURRENCY), 1))
+                    server.append(
+                        repeat_peer(
+                            lambda: peers.run_promptfoo_server(cases, url, "bench", concurrency=SERVER_CONCURRENCY), 1
+                        )
+                    )
                     if not args.skip_inspect:
-                        server.append(repeat_peer(lambda: peers.run_inspect_server(
-                            cases, url, "bench", concurrency=SERVER_CONCURRENCY), 1))
+                        server.append(
+                            repeat_peer(
+                                lambda: peers.run_inspect_server(cases, url, "bench", concurrency=SERVER_CONCURRENCY), 1
+                            )
+                        )
             results += server
 
         print(f"\n{args.cases:,} cases; median of {args.runs} runs (peers' server runs and Inspect: one run)")
-        print(f"{'tool':<11} {'load':<7} {'wall':>10} {'throughput':>12} {'CPU':>10} {'peak RSS':>12} "
-              f"{'ours ÷ it':>9} {'of bound':>7}")
+        print(
+            f"{'tool':<11} {'load':<7} {'wall':>10} {'throughput':>12} {'CPU':>10} {'peak RSS':>12} "
+            f"{'ours ÷ it':>9} {'of bound':>7}"
+        )
         for r in echo:
             print(row(r, ours, None))
         bound = SERVER_CONCURRENCY / DELAY_S

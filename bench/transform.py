@@ -76,7 +76,8 @@ def generate(root: Path) -> None:
     (root / "benchmark.config.ts").write_text('export default { protocolVersion: 1, title: "Transform bench" }\n')
     (root / "evals" / "reading.ts").write_text(
         'export default { id: "reading", cases: { transformer: "./reading/transform.mjs", '
-        'sources: { records: "./reading/records.jsonl" } } }\n')
+        'sources: { records: "./reading/records.jsonl" } } }\n'
+    )
     (root / "evals" / "reading" / "transform.mjs").write_text(TRANSFORM)
     per_record = SOURCE_BYTES // CASES
     words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor".split()
@@ -171,7 +172,9 @@ def main() -> int:
     runs: dict[str, list[Measured]] = {"plain": [], "two plain": [], "build": []}
     peaks: dict[str, int] = {}
     try:
-        timed([[sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(tmp / "warm-up")]], env)  # caches bytecode
+        timed(
+            [[sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(tmp / "warm-up")]], env
+        )  # caches bytecode
         for i in range(args.runs + 1):  # the last round measures memory
             sample = i == args.runs
             out = tmp / f"release-{i}"
@@ -189,17 +192,28 @@ def main() -> int:
             assert cases == CASES, cases
         wall = {name: statistics.median(m.wall for m in ms) for name, ms in runs.items()}
         cpu = {name: statistics.median(m.cpu for m in ms) for name, ms in runs.items()}
-        print(f"source: {source.stat().st_size / 2**20:.1f} MiB, {CASES:,} cases, "
-              f"cases.jsonl {(tmp / 'release-0' / 'cases.jsonl').stat().st_size / 2**20:.1f} MiB; "
-              f"median of {args.runs}, {os.cpu_count()} cores")
-        for name, label in (("plain", "plain node run"), ("two plain", "two plain runs at once"),
-                            ("build", "trunchbull build")):
-            print(f"{label + ':':24s}{wall[name]:6.2f} s wall {cpu[name]:6.2f} s CPU   "
-                  f"peak RSS {peaks[name] / 1024:5.0f} MiB")
-        print(f"build / plain:          {wall['build'] / wall['plain']:6.2f} x wall "
-              f"{cpu['build'] / cpu['plain']:6.2f} x CPU   (target <= 2.5 x)")
-        print(f"build / two plain:      {wall['build'] / wall['two plain']:6.2f} x wall "
-              f"{cpu['build'] / cpu['two plain']:6.2f} x CPU   (the two runs alone, without the compiler)")
+        print(
+            f"source: {source.stat().st_size / 2**20:.1f} MiB, {CASES:,} cases, "
+            f"cases.jsonl {(tmp / 'release-0' / 'cases.jsonl').stat().st_size / 2**20:.1f} MiB; "
+            f"median of {args.runs}, {os.cpu_count()} cores"
+        )
+        for name, label in (
+            ("plain", "plain node run"),
+            ("two plain", "two plain runs at once"),
+            ("build", "trunchbull build"),
+        ):
+            print(
+                f"{label + ':':24s}{wall[name]:6.2f} s wall {cpu[name]:6.2f} s CPU   "
+                f"peak RSS {peaks[name] / 1024:5.0f} MiB"
+            )
+        print(
+            f"build / plain:          {wall['build'] / wall['plain']:6.2f} x wall "
+            f"{cpu['build'] / cpu['plain']:6.2f} x CPU   (target <= 2.5 x)"
+        )
+        print(
+            f"build / two plain:      {wall['build'] / wall['two plain']:6.2f} x wall "
+            f"{cpu['build'] / cpu['two plain']:6.2f} x CPU   (the two runs alone, without the compiler)"
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

@@ -30,13 +30,20 @@ class CliResult:
         return orjson.loads(self.stdout)
 
 
-def run_cli(*args: str | Path, cwd: Path | None = None, env: dict | None = None,
-            timeout: float | None = None) -> CliResult:
+def run_cli(
+    *args: str | Path, cwd: Path | None = None, env: dict | None = None, timeout: float | None = None
+) -> CliResult:
     merged = dict(os.environ)
     merged["PYTHONPATH"] = str(REPO / "src")
     merged.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "trunchbull", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=merged, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trunchbull", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=merged,
+        timeout=timeout,
+    )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 
@@ -54,8 +61,10 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
 @pytest.fixture
 def bench(tmp_path):
     """Factory: write a benchmark from {path: content} and return its root."""
+
     def make(files: dict[str, str | bytes], name: str = "bench") -> Path:
         return write_tree(tmp_path / name, files)
+
     return make
 
 

@@ -89,8 +89,9 @@ def refuse_to_replace(out: Path) -> None:
         raise UsageError(f"the output path {display(str(out))} {os_problem(err)}") from None
 
 
-def build_release(root: Path, out: Path | None, *, as_json: bool,
-                  tar: bool = False) -> tuple[int, CompileOutcome, Path | None]:
+def build_release(
+    root: Path, out: Path | None, *, as_json: bool, tar: bool = False
+) -> tuple[int, CompileOutcome, Path | None]:
     """Compile `root` and write its release to `out` (default ROOT/dist/release);
     (exit code, outcome, the release directory). Nothing is written on errors."""
     if out:
@@ -107,5 +108,7 @@ def build_release(root: Path, out: Path | None, *, as_json: bool,
         if tar:
             release.write_tar(out.with_name(out.name + ".tar"))
     except (OSError, ValueError) as err:
-        raise UsageError(f"cannot write the release to {display(str(out))}: {getattr(err, 'strerror', None) or err}") from None
+        raise UsageError(
+            f"cannot write the release to {display(str(out))}: {getattr(err, 'strerror', None) or err}"
+        ) from None
     return EXIT_OK, outcome, out

@@ -7,7 +7,6 @@ import argparse
 import signal
 import sys
 import threading
-import threading
 from pathlib import Path
 
 import orjson
@@ -35,20 +34,28 @@ into an immutable, reproducible release; run models against it and grade them.
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="trunchbull", description=DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="trunchbull", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=f"trunchbull {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    build = commands.add_parser("build", help="compile a benchmark into a release directory",
-                                description="Compile ROOT into a release. Nothing is written when the benchmark has errors.")
-    build.add_argument("root", nargs="?", default=".", type=Path, help="benchmark root or its benchmark.config file (default: .)")
+    build = commands.add_parser(
+        "build",
+        help="compile a benchmark into a release directory",
+        description="Compile ROOT into a release. Nothing is written when the benchmark has errors.",
+    )
+    build.add_argument(
+        "root", nargs="?", default=".", type=Path, help="benchmark root or its benchmark.config file (default: .)"
+    )
     build.add_argument("-o", "--out", type=Path, help="release directory (default: ROOT/dist/release)")
     build.add_argument("--tar", action="store_true", help="also write a deterministic OUT.tar")
     build.add_argument("--json", action="store_true", help="print diagnostics and the summary as JSON")
 
     check = commands.add_parser("check", help="validate a benchmark without writing anything")
-    check.add_argument("root", nargs="?", default=".", type=Path, help="benchmark root or its benchmark.config file (default: .)")
+    check.add_argument(
+        "root", nargs="?", default=".", type=Path, help="benchmark root or its benchmark.config file (default: .)"
+    )
     check.add_argument("--json", action="store_true", help="print diagnostics as JSON")
 
     inspect = commands.add_parser("inspect", help="summarize a release: evals, cases, tools, evaluator kinds")
@@ -68,9 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("responses", type=Path, help="JSONL: caseId, output, optional toolCalls, finishReason, usage")
     grade.add_argument("-o", "--out", type=Path, help="write one result per case to this JSONL file")
     grade.add_argument("--json", action="store_true", help="print the summary as JSON")
-    grade.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)")
-    grade.add_argument("--run-dir", type=Path, metavar="DIR",
-                       help="also write a run directory (new or empty) that report, compare and export read")
+    grade.add_argument(
+        "--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)"
+    )
+    grade.add_argument(
+        "--run-dir",
+        type=Path,
+        metavar="DIR",
+        help="also write a run directory (new or empty) that report, compare and export read",
+    )
 
     _add_run_parser(commands)
     _add_report_parsers(commands)
@@ -82,17 +95,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_run_parser(commands) -> None:
     run = commands.add_parser(
-        "run", help="run every case through a model with its tools, record, then grade",
+        "run",
+        help="run every case through a model with its tools, record, then grade",
         description="Send every case (x repeats) of a release to a model through the AI SDK, execute the case's "
-                    "tools when the model calls them, record each sample in RUN_DIR as it finishes, then grade "
-                    "them as `trunchbull grade` does. Resumable (--resume) and cached.")
+        "tools when the model calls them, record each sample in RUN_DIR as it finishes, then grade "
+        "them as `trunchbull grade` does. Resumable (--resume) and cached.",
+    )
     run.add_argument("target", type=Path, help="a release (directory or .tar), or a benchmark root (built first)")
-    run.add_argument("--model", metavar="SPEC",
-                     help="echo | replay:PATH | llamacpp:PATH.gguf | openai:MODEL | anthropic:MODEL | google:MODEL | "
-                          "openai-compatible:MODEL")
-    run.add_argument("-o", "--out", type=Path, required=True, metavar="RUN_DIR", help="the run directory (new, or --resume)")
+    run.add_argument(
+        "--model",
+        metavar="SPEC",
+        help="echo | replay:PATH | llamacpp:PATH.gguf | openai:MODEL | anthropic:MODEL | google:MODEL | "
+        "openai-compatible:MODEL",
+    )
+    run.add_argument(
+        "-o", "--out", type=Path, required=True, metavar="RUN_DIR", help="the run directory (new, or --resume)"
+    )
     endpoint = run.add_argument_group("endpoint and credentials")
-    endpoint.add_argument("--base-url", metavar="URL", help="the provider's API base URL (required for openai-compatible)")
+    endpoint.add_argument(
+        "--base-url", metavar="URL", help="the provider's API base URL (required for openai-compatible)"
+    )
     endpoint.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the API key")
     calls = run.add_argument_group("model call settings (passed only when given)")
     calls.add_argument("--temperature", type=float, metavar="T")
@@ -100,10 +122,16 @@ def _add_run_parser(commands) -> None:
     calls.add_argument("--top-p", type=float, metavar="P")
     calls.add_argument("--seed", type=int, metavar="N")
     limits = run.add_argument_group("limits")
-    limits.add_argument("--max-steps", type=int, metavar="N", help="model calls per sample in the tool loop (default 8)")
-    limits.add_argument("--timeout", type=float, metavar="S", help="seconds per sample, tool loop included (default 300)")
+    limits.add_argument(
+        "--max-steps", type=int, metavar="N", help="model calls per sample in the tool loop (default 8)"
+    )
+    limits.add_argument(
+        "--timeout", type=float, metavar="S", help="seconds per sample, tool loop included (default 300)"
+    )
     limits.add_argument("--tool-timeout", type=float, metavar="S", help="seconds per tool call (default 30)")
-    limits.add_argument("--retries", type=int, metavar="N", help="retries of 429/408/409/5xx/connection errors (default 6)")
+    limits.add_argument(
+        "--retries", type=int, metavar="N", help="retries of 429/408/409/5xx/connection errors (default 6)"
+    )
     limits.add_argument("-j", "--concurrency", type=int, metavar="N", help="samples in flight (default 16)")
     select = run.add_argument_group("which samples")
     select.add_argument("--eval", action="append", metavar="ID", help="only this eval (repeatable)")
@@ -112,45 +140,69 @@ def _add_run_parser(commands) -> None:
     select.add_argument("--repeat", type=int, metavar="K", help="samples per case (default 1)")
     records = run.add_argument_group("records")
     records.add_argument("--resume", action="store_true", help="continue an interrupted RUN_DIR")
-    records.add_argument("--rerun-errors", action="store_true", help="with --resume: also re-run samples that ended in error")
+    records.add_argument(
+        "--rerun-errors", action="store_true", help="with --resume: also re-run samples that ended in error"
+    )
     records.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
-    run.add_argument("--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)")
+    run.add_argument(
+        "--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)"
+    )
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 
 def _add_report_parsers(commands) -> None:
     report = commands.add_parser(
-        "report", help="a run's terminal summary and a self-contained HTML report",
+        "report",
+        help="a run's terminal summary and a self-contained HTML report",
         description="Print RUN_DIR's summary and write one self-contained HTML file (no network: opens from "
-                    "file://): pass rates with 95% CIs, score and latency distributions, tokens, a filterable case "
-                    "table and every sample's transcript. With --vs, RUN_DIR is compared against OTHER_RUN_DIR "
-                    "(the baseline): differences are RUN_DIR - OTHER_RUN_DIR, regressions first.")
-    report.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory (trunchbull run, grade --run-dir)")
+        "file://): pass rates with 95% CIs, score and latency distributions, tokens, a filterable case "
+        "table and every sample's transcript. With --vs, RUN_DIR is compared against OTHER_RUN_DIR "
+        "(the baseline): differences are RUN_DIR - OTHER_RUN_DIR, regressions first.",
+    )
+    report.add_argument(
+        "run_dir", type=Path, metavar="RUN_DIR", help="a run directory (trunchbull run, grade --run-dir)"
+    )
     report.add_argument("--vs", type=Path, metavar="OTHER_RUN_DIR", help="the baseline run to compare RUN_DIR against")
     report.add_argument("-o", "--out", type=Path, metavar="FILE", help="the HTML file (default: RUN_DIR/report.html)")
-    report.add_argument("--release", type=Path, metavar="PATH",
-                        help="RUN_DIR's release, when it is no longer where run.json says (for prompts)")
+    report.add_argument(
+        "--release",
+        type=Path,
+        metavar="PATH",
+        help="RUN_DIR's release, when it is no longer where run.json says (for prompts)",
+    )
     report.add_argument("--vs-release", type=Path, metavar="PATH", help="the same for OTHER_RUN_DIR")
-    report.add_argument("--allow-release-change", action="store_true",
-                        help="with --vs: runs of different releases, paired by case ID")
+    report.add_argument(
+        "--allow-release-change", action="store_true", help="with --vs: runs of different releases, paired by case ID"
+    )
     report.add_argument("--title", help="the report's title (default: the release title and model)")
 
     compare = commands.add_parser(
-        "compare", help="paired comparison of two runs: B - A per eval and overall, with 95%% CIs",
+        "compare",
+        help="paired comparison of two runs: B - A per eval and overall, with 95%% CIs",
         description="Pair the cases of two runs by ID and report, per eval and overall, the difference of mean "
-                    "scores B - A with its standard error and 95% confidence interval (paired t), and the cases "
-                    "that regressed (pass -> fail), were fixed or are unchanged.")
+        "scores B - A with its standard error and 95% confidence interval (paired t), and the cases "
+        "that regressed (pass -> fail), were fixed or are unchanged.",
+    )
     compare.add_argument("run_a", type=Path, metavar="RUN_A", help="the baseline run directory")
     compare.add_argument("run_b", type=Path, metavar="RUN_B", help="the run directory compared with it")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    compare.add_argument("--fail-on-regression", action="store_true",
-                         help="exit 1 when B is significantly worse overall (the 95%% CI is below 0)")
-    compare.add_argument("--allow-release-change", action="store_true",
-                         help="compare runs of different releases by case ID (lists added and removed cases)")
+    compare.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when B is significantly worse overall (the 95%% CI is below 0)",
+    )
+    compare.add_argument(
+        "--allow-release-change",
+        action="store_true",
+        help="compare runs of different releases by case ID (lists added and removed cases)",
+    )
 
-    export = commands.add_parser("export", help="a run's results as JUnit XML or CSV",
-                                 description="Write RUN_DIR's results as JUnit XML (one testsuite per eval, one "
-                                             "testcase per sample) or as a CSV with one row per sample.")
+    export = commands.add_parser(
+        "export",
+        help="a run's results as JUnit XML or CSV",
+        description="Write RUN_DIR's results as JUnit XML (one testsuite per eval, one "
+        "testcase per sample) or as a CSV with one row per sample.",
+    )
     export.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
     export.add_argument("--format", required=True, choices=("junit", "csv"), help="junit or csv")
     export.add_argument("-o", "--out", type=Path, metavar="FILE", help="the file to write (default: standard output)")
@@ -210,8 +262,12 @@ def cmd_build(args) -> int:
     assert outcome.release is not None  # built
     manifest = outcome.release.manifest
     if args.json:
-        summary = {"release": str(out), "digest": manifest["digest"], "counts": manifest["counts"],
-                   "diagnostics": [d.to_json() for d in outcome.diagnostics.sorted()]}
+        summary = {
+            "release": str(out),
+            "digest": manifest["digest"],
+            "counts": manifest["counts"],
+            "diagnostics": [d.to_json() for d in outcome.diagnostics.sorted()],
+        }
         sys.stdout.buffer.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         print(f"built {out}: {describe_counts(manifest['counts'])}")
@@ -237,7 +293,10 @@ def cmd_verify(args) -> int:
     for problem in problems:
         print(f"{args.release}: {problem}", file=sys.stderr)
     if problems:
-        print(f"trunchbull: release does not verify ({len(problems)} problem{'s' * (len(problems) != 1)})", file=sys.stderr)
+        print(
+            f"trunchbull: release does not verify ({len(problems)} problem{'s' * (len(problems) != 1)})",
+            file=sys.stderr,
+        )
         return EXIT_INVALID
     print(f"ok: {args.release} verifies")
     return EXIT_OK
@@ -247,7 +306,9 @@ def cmd_inspect(args) -> int:
     manifest = _read(args.release).manifest
     if args.json:
         summary = {k: manifest.get(k) for k in ("title", "version", "digest", "counts")}
-        summary["evals"] = [{k: e[k] for k in ("id", "title", "caseCount", "evaluatorKinds")} for e in manifest["evals"]]
+        summary["evals"] = [
+            {k: e[k] for k in ("id", "title", "caseCount", "evaluatorKinds")} for e in manifest["evals"]
+        ]
         summary["tools"] = [t["name"] for t in manifest["tools"]]
         sys.stdout.buffer.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
         return EXIT_OK
@@ -291,8 +352,9 @@ def cmd_diff(args) -> int:
 def cmd_grade(args) -> int:
     from trunchbull.grading.command import run_grade_command
 
-    return run_grade_command(args.release, args.responses, args.out, json_summary=args.json, fail_under=args.fail_under,
-                             run_dir=args.run_dir)
+    return run_grade_command(
+        args.release, args.responses, args.out, json_summary=args.json, fail_under=args.fail_under, run_dir=args.run_dir
+    )
 
 
 def cmd_run(args) -> int:

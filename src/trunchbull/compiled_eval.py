@@ -19,6 +19,7 @@ class CompiledEval:
     facts the release-wide checks need. The case objects themselves are
     dropped as soon as their line is made: holding 25,000 of them (a
     transformer's 50 MiB of prompts) would only cost memory and time."""
+
     id: str
     module: str
     title: str | None
@@ -64,21 +65,37 @@ class CompiledEval:
         self.tool_requests = [request for request in self.tool_requests if request[2] is None]
 
     def to_json(self) -> dict:
-        return {"id": self.id, "module": self.module, "title": self.title, "description": self.description,
-                "custom": self.custom, "tools": self.tools, "dataFiles": self.data_files,
-                "transformerSources": self.transformer_sources,
-                "where": self.where.to_json() if self.where else None,
-                "cases": self.cases(), "caseWheres": [w.to_json() for w in self.case_wheres],
-                "toolRequests": [[name, where.to_json(), case_id] for name, where, case_id in self.tool_requests]}
+        return {
+            "id": self.id,
+            "module": self.module,
+            "title": self.title,
+            "description": self.description,
+            "custom": self.custom,
+            "tools": self.tools,
+            "dataFiles": self.data_files,
+            "transformerSources": self.transformer_sources,
+            "where": self.where.to_json() if self.where else None,
+            "cases": self.cases(),
+            "caseWheres": [w.to_json() for w in self.case_wheres],
+            "toolRequests": [[name, where.to_json(), case_id] for name, where, case_id in self.tool_requests],
+        }
 
     @classmethod
     def from_json(cls, data: dict) -> "CompiledEval":
-        compiled = cls(id=data["id"], module=data["module"], title=data["title"], description=data["description"],
-                       custom=data["custom"], tools=data["tools"], data_files=data["dataFiles"],
-                       transformer_sources=data["transformerSources"],
-                       where=Where.from_json(data["where"]) if data["where"] else None)
+        compiled = cls(
+            id=data["id"],
+            module=data["module"],
+            title=data["title"],
+            description=data["description"],
+            custom=data["custom"],
+            tools=data["tools"],
+            data_files=data["dataFiles"],
+            transformer_sources=data["transformerSources"],
+            where=Where.from_json(data["where"]) if data["where"] else None,
+        )
         for case, where in zip(data["cases"], data["caseWheres"]):
             compiled.add_case(case, Where.from_json(where))
-        compiled.tool_requests = [(name, Where.from_json(where), case_id)
-                                  for name, where, case_id in data.get("toolRequests", [])]
+        compiled.tool_requests = [
+            (name, Where.from_json(where), case_id) for name, where, case_id in data.get("toolRequests", [])
+        ]
         return compiled

@@ -59,17 +59,26 @@ def find_entrypoints(config: BenchmarkConfig, diags: Diagnostics) -> Entrypoints
     tools = config.tools if config.tools is not None else discover(config.root, "tools", diags)
     for path in ([] if config.evals is not None else evals) + ([] if config.tools is not None else tools):
         if not real_path(config.root / path).is_relative_to(real_path(config.root)):
-            diags.error("symlink-outside-root", "the module is a symlink that resolves outside the benchmark root",
-                        file=path, hint="keep benchmark modules inside the benchmark root")
+            diags.error(
+                "symlink-outside-root",
+                "the module is a symlink that resolves outside the benchmark root",
+                file=path,
+                hint="keep benchmark modules inside the benchmark root",
+            )
     if not evals and config.evals is None:
-        diags.error("no-evals", "no eval modules found under evals/", file=config.config_file,
-                    hint="add evals/<name>.ts with `export default { id, prompt, evaluate }`, or list evals in benchmark.config")
+        diags.error(
+            "no-evals",
+            "no eval modules found under evals/",
+            file=config.config_file,
+            hint="add evals/<name>.ts with `export default { id, prompt, evaluate }`, or list evals in benchmark.config",
+        )
     return Entrypoints(evals, tools, config.evals is not None)
 
 
 @dataclass
 class Expansion:
     """The expand stage's result for one module listed as an eval."""
+
     path: str
     has_default: bool
     imports: list[str]  # root-relative files bundled into it
@@ -78,15 +87,25 @@ class Expansion:
     diagnostics: list[Diagnostic]
 
     def to_json(self) -> dict:
-        return {"path": self.path, "hasDefault": self.has_default, "imports": self.imports,
-                "transformer": self.transformer, "eval": self.eval.to_json() if self.eval else None,
-                "diagnostics": [d.to_json() for d in self.diagnostics]}
+        return {
+            "path": self.path,
+            "hasDefault": self.has_default,
+            "imports": self.imports,
+            "transformer": self.transformer,
+            "eval": self.eval.to_json() if self.eval else None,
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+        }
 
     @classmethod
     def from_json(cls, data: dict) -> "Expansion":
-        return cls(data["path"], data["hasDefault"], data["imports"], data["transformer"],
-                   CompiledEval.from_json(data["eval"]) if data["eval"] else None,
-                   [Diagnostic.from_json(d) for d in data["diagnostics"]])
+        return cls(
+            data["path"],
+            data["hasDefault"],
+            data["imports"],
+            data["transformer"],
+            CompiledEval.from_json(data["eval"]) if data["eval"] else None,
+            [Diagnostic.from_json(d) for d in data["diagnostics"]],
+        )
 
 
 def load_config(path: Path, helper: NodeHelper) -> tuple[BenchmarkConfig, Entrypoints, Diagnostics]:
@@ -117,15 +136,24 @@ def compile_benchmark(path: Path, progress: Progress = _quiet, helper: NodeHelpe
             try:
                 install_dir = install(deps, tc)
             except FileProblem as problem:  # package.json or its lockfile changed since it was found
-                report_file_problem(diags, problem, NOT_REGULAR_CODE, what="package.json or its lockfile ",
-                                    file=rel_posix(deps.package_json, config.root))
+                report_file_problem(
+                    diags,
+                    problem,
+                    NOT_REGULAR_CODE,
+                    what="package.json or its lockfile ",
+                    file=rel_posix(deps.package_json, config.root),
+                )
                 return outcome
         progress(f"bundling {len(entries.evals) + len(entries.tools)} modules")
         bundle_dir = (install_dir or cache_root()) / "bundles"
         try:
-            reports = bundle_modules(helper, config.root,
-                                     [(p, "eval") for p in entries.evals] + [(p, "tool") for p in entries.tools],
-                                     bundle_dir, repo_root=config.repo_root)
+            reports = bundle_modules(
+                helper,
+                config.root,
+                [(p, "eval") for p in entries.evals] + [(p, "tool") for p in entries.tools],
+                bundle_dir,
+                repo_root=config.repo_root,
+            )
         except HelperTimeout:
             diags.extend(bundle_timeout_diagnostic(p) for p in entries.evals + entries.tools)
             return outcome
@@ -139,8 +167,12 @@ def compile_benchmark(path: Path, progress: Progress = _quiet, helper: NodeHelpe
             if report.kind == "eval":
                 expanded[report.path] = expand(report)
 
-        inspect_modules(reports, tc=tc, read_paths=[config.root, bundle_dir, *([install_dir] if install_dir else [])],
-                        on_inspected=expand_now)
+        inspect_modules(
+            reports,
+            tc=tc,
+            read_paths=[config.root, bundle_dir, *([install_dir] if install_dir else [])],
+            on_inspected=expand_now,
+        )
         expansions = [expanded.get(r.path) or expand(r) for r in reports if r.kind == "eval"]
     progress("freezing release")
     outcome.release, outcome.evals = assemble(config, entries, deps, reports, expansions, diags)
@@ -159,8 +191,13 @@ def _warm_imports() -> None:
     import polars  # noqa: F401
 
 
-def expand_module(report: ModuleReport, root: Path, install_dir: Path | None = None,
-                  transform_runs: list[dict] | None = None, helper: NodeHelper | None = None) -> Expansion:
+def expand_module(
+    report: ModuleReport,
+    root: Path,
+    install_dir: Path | None = None,
+    transform_runs: list[dict] | None = None,
+    helper: NodeHelper | None = None,
+) -> Expansion:
     """Stage 4, per eval module: validate its export and expand its cases.
     `transform_runs`: the two transformer runs' records, when separate
     processes made them (else expansion runs the transformer itself).
@@ -183,8 +220,14 @@ def expand_module(report: ModuleReport, root: Path, install_dir: Path | None = N
     return Expansion(report.path, has_default, report.inputs, transformer, compiled, diags.items)
 
 
-def assemble(config: BenchmarkConfig, entries: Entrypoints, deps: Dependencies | None, reports: list[ModuleReport],
-             expansions: list[Expansion], diags: Diagnostics) -> tuple[ReleaseFiles | None, list[CompiledEval]]:
+def assemble(
+    config: BenchmarkConfig,
+    entries: Entrypoints,
+    deps: Dependencies | None,
+    reports: list[ModuleReport],
+    expansions: list[Expansion],
+    diags: Diagnostics,
+) -> tuple[ReleaseFiles | None, list[CompiledEval]]:
     """Stages 5-6: decide which modules are evals, check release-wide rules, freeze."""
     skipped = set() if entries.evals_listed else _non_eval_modules(expansions)
     for report in reports:
@@ -201,8 +244,11 @@ def assemble(config: BenchmarkConfig, entries: Entrypoints, deps: Dependencies |
             continue
         diags.extend(expansion.diagnostics)
         if not expansion.has_default:
-            hint = ("an eval module must `export default { id, … }`" if entries.evals_listed
-                    else "move helpers out of evals/ or list evals explicitly in benchmark.config")
+            hint = (
+                "an eval module must `export default { id, … }`"
+                if entries.evals_listed
+                else "move helpers out of evals/ or list evals explicitly in benchmark.config"
+            )
             diags.error("eval-no-default", "the eval module has no default export", file=expansion.path, hint=hint)
         elif expansion.eval:
             evals.append(expansion.eval)
@@ -218,8 +264,14 @@ def assemble(config: BenchmarkConfig, entries: Entrypoints, deps: Dependencies |
     try:
         return freeze(config, evals, tools, reports, deps, diags, cases_jsonl, cases_sha256), evals
     except _InputProblem as problem:  # an input changed or vanished since it was read
-        report_file_problem(diags, problem.problem, "input-changed", what=f"{problem.name} ", file=problem.name,
-                            hint="do not change the benchmark while it builds")
+        report_file_problem(
+            diags,
+            problem.problem,
+            "input-changed",
+            what=f"{problem.name} ",
+            file=problem.name,
+            hint="do not change the benchmark while it builds",
+        )
         return None, evals
 
 
@@ -240,13 +292,17 @@ def explain_import_error(error: str) -> tuple[str, str]:
     """A Node import error as a message without sandbox paths, and a hint."""
     missing = _MISSING_PACKAGE.search(error)
     if missing:
-        return (f"the module imports package {missing.group(1)!r}, which is not installed",
-                f"declare {missing.group(1)!r} in the benchmark's package.json and commit its lockfile")
+        return (
+            f"the module imports package {missing.group(1)!r}, which is not installed",
+            f"declare {missing.group(1)!r} in the benchmark's package.json and commit its lockfile",
+        )
     if "ERR_ACCESS_DENIED" in error or "Access to this API has been restricted" in error:
         denied = re.search(r"--allow-([a-z-]+)", error)
         what = _SANDBOX_DENIALS.get(denied.group(1), denied.group(1)) if denied else "an operation the sandbox forbids"
-        return (f"importing the module tried {what}, which the sandbox forbids",
-                "module code runs sandboxed: no file writes, child processes, workers or reads outside the benchmark")
+        return (
+            f"importing the module tried {what}, which the sandbox forbids",
+            "module code runs sandboxed: no file writes, child processes, workers or reads outside the benchmark",
+        )
     return f"importing the module failed: {error}", "the module must import without errors in Node"
 
 
@@ -259,16 +315,22 @@ def _non_eval_modules(expansions: list[Expansion]) -> set[str]:
     return skipped
 
 
-def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: BenchmarkConfig,
-                  diags: Diagnostics) -> None:
+def check_release(
+    evals: list[CompiledEval], tools: list[CompiledTool], config: BenchmarkConfig, diags: Diagnostics
+) -> None:
     """Release-wide rules: unique eval IDs, case IDs and tool names; tool references; the case limit."""
     first_eval: dict[str, CompiledEval] = {}
     for ev in evals:
         if ev.id in first_eval:
             other = first_eval[ev.id]
-            diags.error("duplicate-eval-id", f"eval id {ev.id!r} is also used by {other.module}",
-                        file=ev.module, line=ev.where.line if ev.where else None,
-                        col=ev.where.col if ev.where else None, hint="eval IDs must be unique in the release")
+            diags.error(
+                "duplicate-eval-id",
+                f"eval id {ev.id!r} is also used by {other.module}",
+                file=ev.module,
+                line=ev.where.line if ev.where else None,
+                col=ev.where.col if ev.where else None,
+                hint="eval IDs must be unique in the release",
+            )
         else:
             first_eval[ev.id] = ev
     first_case: dict[str, Where] = {}
@@ -277,17 +339,29 @@ def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: 
             if case_id in first_case:
                 earlier = first_case[case_id]
                 other_at = ":".join(str(x) for x in (earlier.file, earlier.line) if x)
-                diags.error("duplicate-case-id", f"{where.label()}case id {case_id!r} is also defined at {other_at}"
-                            + (f" ({earlier.path})" if earlier.path else ""), file=where.file, line=where.line, col=where.col,
-                            hint="case IDs are release-global and never prefixed: prefix them yourself, e.g. <eval>.<case>")
+                diags.error(
+                    "duplicate-case-id",
+                    f"{where.label()}case id {case_id!r} is also defined at {other_at}"
+                    + (f" ({earlier.path})" if earlier.path else ""),
+                    file=where.file,
+                    line=where.line,
+                    col=where.col,
+                    hint="case IDs are release-global and never prefixed: prefix them yourself, e.g. <eval>.<case>",
+                )
             else:
                 first_case[case_id] = where
     first_tool: dict[str, CompiledTool] = {}
     for tool in tools:
         if tool.name in first_tool:
             line, col = find_key(config.root / tool.module, tool.name)
-            diags.error("duplicate-tool", f"tool {tool.name!r} is also defined in {first_tool[tool.name].module}",
-                        file=tool.module, line=line, col=col, hint="tool names must be unique across the release")
+            diags.error(
+                "duplicate-tool",
+                f"tool {tool.name!r} is also defined in {first_tool[tool.name].module}",
+                file=tool.module,
+                line=line,
+                col=col,
+                hint="tool names must be unique across the release",
+            )
         else:
             first_tool[tool.name] = tool
     known = sorted(first_tool)
@@ -298,12 +372,17 @@ def check_release(evals: list[CompiledEval], tools: list[CompiledTool], config: 
     check_total_sources(evals, diags)
     total = sum(len(ev.case_ids) for ev in evals)
     if total > MAX_CASES:
-        diags.error("too-many-cases", f"the release has {total:,} cases; the limit is {MAX_CASES:,}",
-                    file=config.config_file, hint="split the benchmark into several releases")
+        diags.error(
+            "too-many-cases",
+            f"the release has {total:,} cases; the limit is {MAX_CASES:,}",
+            file=config.config_file,
+            hint="split the benchmark into several releases",
+        )
 
 
-def _unknown_tool(ev: CompiledEval, name: str, where: Where, case_id: str | None, known: list[str], root: Path,
-                  diags: Diagnostics) -> None:
+def _unknown_tool(
+    ev: CompiledEval, name: str, where: Where, case_id: str | None, known: list[str], root: Path, diags: Diagnostics
+) -> None:
     """An unknown tool name, reported at its literal in the `tools` list that requests it."""
     if case_id is None:
         who = f"eval {ev.id!r}"
@@ -316,14 +395,26 @@ def _unknown_tool(ev: CompiledEval, name: str, where: Where, case_id: str | None
     elif line is not None:  # a data-file line: the literal on it
         col = find_in_line(root / where.file, line, name) or col
     near = suggest(name, known)
-    diags.error("unknown-tool", f"{who} requests tool {name!r}, which no tool module defines",
-                file=where.file, line=line, col=col,
-                hint=(f"did you mean {near!r}? " if near else "") + f"known tools: {', '.join(known) or 'none'}")
+    diags.error(
+        "unknown-tool",
+        f"{who} requests tool {name!r}, which no tool module defines",
+        file=where.file,
+        line=line,
+        col=col,
+        hint=(f"did you mean {near!r}? " if near else "") + f"known tools: {', '.join(known) or 'none'}",
+    )
 
 
-def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[CompiledTool],
-           reports: list[ModuleReport], deps: Dependencies | None, diags: Diagnostics,
-           cases_jsonl: bytes, cases_sha256: BackgroundSha256) -> ReleaseFiles:
+def freeze(
+    config: BenchmarkConfig,
+    evals: list[CompiledEval],
+    tools: list[CompiledTool],
+    reports: list[ModuleReport],
+    deps: Dependencies | None,
+    diags: Diagnostics,
+    cases_jsonl: bytes,
+    cases_sha256: BackgroundSha256,
+) -> ReleaseFiles:
     by_path = {r.path: r for r in reports}
     payload: dict[str, bytes] = {}
 
@@ -338,28 +429,57 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
     eval_entries = []
     for ev in evals:
         bundle = add_bundle(ev.module) if ev.custom else None
-        eval_entries.append({"id": ev.id, "title": ev.title, "description": ev.description, "module": ev.module,
-                             "caseCount": len(ev.case_ids), "evaluatorKinds": sorted(ev.evaluator_kinds), "bundle": bundle})
-    tool_entries = [{"name": t.name, "description": t.description, "inputSchema": t.input_schema, "module": t.module,
-                     "bundle": add_bundle(t.module)} for t in tools]
+        eval_entries.append(
+            {
+                "id": ev.id,
+                "title": ev.title,
+                "description": ev.description,
+                "module": ev.module,
+                "caseCount": len(ev.case_ids),
+                "evaluatorKinds": sorted(ev.evaluator_kinds),
+                "bundle": bundle,
+            }
+        )
+    tool_entries = [
+        {
+            "name": t.name,
+            "description": t.description,
+            "inputSchema": t.input_schema,
+            "module": t.module,
+            "bundle": add_bundle(t.module),
+        }
+        for t in tools
+    ]
     payload[CASES] = cases_jsonl
     dependencies = None
     if deps:
         contents = {name: _read_input(config.root, path) for name, path in ((p.name, p) for p in deps.files())}
         if any(n.startswith("modules/") for n in payload):
             payload.update(contents)
-        dependencies = {"packageJson": "package.json", "lockfile": deps.lockfile.name if deps.lockfile else None,
-                        "locked": deps.locked, "sha256": {n: sha256_hex(data) for n, data in contents.items()}}
+        dependencies = {
+            "packageJson": "package.json",
+            "lockfile": deps.lockfile.name if deps.lockfile else None,
+            "locked": deps.locked,
+            "sha256": {n: sha256_hex(data) for n, data in contents.items()},
+        }
         if not deps.locked:
-            diags.warning("dependencies-unlocked", "the benchmark's dependencies are not locked (no lockfile beside package.json)",
-                          file=rel_posix(deps.package_json, config.root), hint="run `npm install` to create package-lock.json")
+            diags.warning(
+                "dependencies-unlocked",
+                "the benchmark's dependencies are not locked (no lockfile beside package.json)",
+                file=rel_posix(deps.package_json, config.root),
+                hint="run `npm install` to create package-lock.json",
+            )
     manifest = {
         "format": FORMAT,
         "protocolVersion": 1,
         "title": config.title,
         "version": config.version,
-        "counts": {"evals": len(evals), "cases": sum(len(ev.case_ids) for ev in evals), "tools": len(tools),
-                   "modules": sum(1 for n in payload if n.startswith("modules/"))},
+        "counts": {
+            "evals": len(evals),
+            "cases": sum(len(ev.case_ids) for ev in evals),
+            "tools": len(tools),
+            "modules": sum(1 for n in payload if n.startswith("modules/")),
+        },
         "evals": eval_entries,
         "tools": tool_entries,
         "inputs": _inputs(config, evals, reports, deps),
@@ -370,8 +490,9 @@ def freeze(config: BenchmarkConfig, evals: list[CompiledEval], tools: list[Compi
     return ReleaseFiles.assemble(manifest, payload, hashing={CASES: cases_sha256})
 
 
-def _inputs(config: BenchmarkConfig, evals: list[CompiledEval], reports: list[ModuleReport],
-            deps: Dependencies | None) -> dict[str, str]:
+def _inputs(
+    config: BenchmarkConfig, evals: list[CompiledEval], reports: list[ModuleReport], deps: Dependencies | None
+) -> dict[str, str]:
     names: set[str] = set()
     if config.config_file:
         names.add(config.config_file)
@@ -383,8 +504,10 @@ def _inputs(config: BenchmarkConfig, evals: list[CompiledEval], reports: list[Mo
         names.update(rel_posix(p, config.root) for p in deps.files())
     # Transformer sources were hashed when read (up to 200 MiB): not again.
     known = {rel: source["sha256"] for ev in evals for rel, source in ev.transformer_sources.items()}
-    return {name: known.get(name) or sha256_hex(_read_input(config.root, config.root / name))
-            for name in sorted(names, key=str.encode)}
+    return {
+        name: known.get(name) or sha256_hex(_read_input(config.root, config.root / name))
+        for name in sorted(names, key=str.encode)
+    }
 
 
 class _InputProblem(Exception):

@@ -60,8 +60,12 @@ def find_dependencies(root: Path, repo_root: Path, diags: Diagnostics | None = N
             for path, problem in problems:
                 if diags is not None:
                     code = UNREADABLE_CODE if problem.kind == UNREADABLE else NOT_REGULAR_CODE
-                    diags.error(code, f"{path.name} {problem}", file=rel_posix(path, root),
-                                hint="package.json and its lockfile must be regular files")
+                    diags.error(
+                        code,
+                        f"{path.name} {problem}",
+                        file=rel_posix(path, root),
+                        hint="package.json and its lockfile must be regular files",
+                    )
             if problems:
                 return None
             return Dependencies(directory / "package.json", next(iter(found[1:]), None))
@@ -90,8 +94,10 @@ def install(deps: Dependencies, tc: Toolchain) -> Path:
         env["PATH"] = f"{tc.node.parent}{os.pathsep}{env.get('PATH', '')}"
         result = lifetime.run(command, cwd=staging, env=env)
         if result.returncode != 0:
-            raise UsageError(f"installing dependencies from {deps.package_json} failed ({' '.join(command)}):\n"
-                             f"{result.stderr.strip()[-3000:]}")
+            raise UsageError(
+                f"installing dependencies from {deps.package_json} failed ({' '.join(command)}):\n"
+                f"{result.stderr.strip()[-3000:]}"
+            )
         (staging / ".installed").write_text("")
         staging.rename(target)
     except OSError:  # another process installed it first

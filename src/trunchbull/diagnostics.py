@@ -51,20 +51,43 @@ class Diagnostic:
 
     @classmethod
     def from_json(cls, data: dict) -> "Diagnostic":
-        return cls(data["code"], data["message"], data.get("file"), data.get("line"), data.get("col"),
-                   data.get("hint"), data.get("severity", "error"))
+        return cls(
+            data["code"],
+            data["message"],
+            data.get("file"),
+            data.get("line"),
+            data.get("col"),
+            data.get("hint"),
+            data.get("severity", "error"),
+        )
 
 
 @dataclass
 class Diagnostics:
     items: list[Diagnostic] = field(default_factory=list)
 
-    def error(self, code: str, message: str, *, file: str | None = None, line: int | None = None,
-              col: int | None = None, hint: str | None = None) -> None:
+    def error(
+        self,
+        code: str,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        col: int | None = None,
+        hint: str | None = None,
+    ) -> None:
         self.items.append(Diagnostic(code, message, file, line, col, hint))
 
-    def warning(self, code: str, message: str, *, file: str | None = None, line: int | None = None,
-                col: int | None = None, hint: str | None = None) -> None:
+    def warning(
+        self,
+        code: str,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        col: int | None = None,
+        hint: str | None = None,
+    ) -> None:
         self.items.append(Diagnostic(code, message, file, line, col, hint, severity="warning"))
 
     def extend(self, other: Iterable[Diagnostic]) -> None:
@@ -106,6 +129,7 @@ def report_internal_error(err: BaseException) -> int:
 
     if os.environ.get("TRUNCHBULL_DEBUG"):
         traceback.print_exception(err)
-    print(f"trunchbull: internal error: {type(err).__name__}: {err} (set TRUNCHBULL_DEBUG=1 for details)",
-          file=sys.stderr)
+    print(
+        f"trunchbull: internal error: {type(err).__name__}: {err} (set TRUNCHBULL_DEBUG=1 for details)", file=sys.stderr
+    )
     return 2

@@ -14,8 +14,13 @@ DECLARATION_SUFFIXES = (".d.ts", ".d.mts")
 
 
 def is_discoverable(name: str) -> bool:
-    return (name.endswith(MODULE_SUFFIXES) and not name.endswith(DECLARATION_SUFFIXES)
-            and ".test." not in name and ".spec." not in name and not name.startswith("."))
+    return (
+        name.endswith(MODULE_SUFFIXES)
+        and not name.endswith(DECLARATION_SUFFIXES)
+        and ".test." not in name
+        and ".spec." not in name
+        and not name.startswith(".")
+    )
 
 
 def discover(root: Path, directory: str, diags: Diagnostics | None = None) -> list[str]:
@@ -30,8 +35,12 @@ def discover(root: Path, directory: str, diags: Diagnostics | None = None) -> li
 
     def unreadable(err: OSError) -> None:
         where = rel_posix(Path(err.filename), root) if err.filename else directory
-        diags.error(UNREADABLE_CODE, f"the directory {os_problem(err)}", file=printable(where),
-                    hint="discovery reads every directory under evals/ and tools/; check their permissions")
+        diags.error(
+            UNREADABLE_CODE,
+            f"the directory {os_problem(err)}",
+            file=printable(where),
+            hint="discovery reads every directory under evals/ and tools/; check their permissions",
+        )
 
     found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(base, onerror=unreadable, followlinks=False):
@@ -54,8 +63,11 @@ def _entry_problem(path: Path, rel: str) -> tuple[str, str, str] | None:
     try:
         rel.encode("utf-8")
     except UnicodeEncodeError:
-        return ("path-encoding", "the file name is not valid UTF-8",
-                "rename the file: module paths are recorded in the release as UTF-8 text")
+        return (
+            "path-encoding",
+            "the file name is not valid UTF-8",
+            "rename the file: module paths are recorded in the release as UTF-8 text",
+        )
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -65,6 +77,9 @@ def _entry_problem(path: Path, rel: str) -> tuple[str, str, str] | None:
         code = UNREADABLE_CODE if problem.kind == "unreadable" else NOT_REGULAR_CODE
         return code, f"the discovered module {problem}", "remove it from evals/ or tools/, or fix it"
     if not stat.S_ISREG(mode):
-        return (NOT_REGULAR_CODE, f"the discovered module is {kind_name(mode)}, not a regular file",
-                "modules are read from regular files only; remove it from evals/ or tools/")
+        return (
+            NOT_REGULAR_CODE,
+            f"the discovered module is {kind_name(mode)}, not a regular file",
+            "modules are read from regular files only; remove it from evals/ or tools/",
+        )
     return None

@@ -60,8 +60,9 @@ class EvalCompiler:
             line, col = refine(self.module_file, line, col, where.path)
         self.diags.error(code, f"{where.label()}{message}", file=where.file, line=line, col=col, hint=hint)
 
-    def file_problem(self, where: Where, problem: FileProblem, what: str, missing_code: str, code: str,
-                     hint: str | None) -> None:
+    def file_problem(
+        self, where: Where, problem: FileProblem, what: str, missing_code: str, code: str, hint: str | None
+    ) -> None:
         """A file named by the module that cannot be read: `missing_code` when
         it is not there, `code` when it is no regular file or no valid name,
         path-unreadable (exit 2) when the environment keeps it from being read."""
@@ -91,23 +92,39 @@ class EvalCompiler:
         top = Where(self.report.path, line, col)
         value = inspected["value"]
         for err in inspected["errors"]:
-            self.problem(self._anchor(value, top, err["path"]), "json-incompatible", err["problem"],
-                         "eval exports must be plain JSON-compatible data (only the eval's evaluate may be a function)")
+            self.problem(
+                self._anchor(value, top, err["path"]),
+                "json-incompatible",
+                err["problem"],
+                "eval exports must be plain JSON-compatible data (only the eval's evaluate may be a function)",
+            )
         custom = self.custom = "evaluate" in inspected["functions"]
         for path in inspected["functions"]:
             if path == "evaluate":
                 continue
             if _CASE_EVALUATE_FN.fullmatch(path):
-                self.problem(self._anchor(value, top, path), "case-evaluate-function", "per-case evaluator functions are not supported",
-                             "use a declarative evaluate spec on the case, or one module-level evaluate function on the eval")
-                index = int(path[6:path.index("]")])
+                self.problem(
+                    self._anchor(value, top, path),
+                    "case-evaluate-function",
+                    "per-case evaluator functions are not supported",
+                    "use a declarative evaluate spec on the case, or one module-level evaluate function on the eval",
+                )
+                index = int(path[6 : path.index("]")])
                 value["cases"][index].pop("evaluate", None)
             else:
-                self.problem(self._anchor(value, top, path), "function-not-allowed", "a function is not JSON-compatible data",
-                             "the only function an eval may export is its module-level evaluate")
+                self.problem(
+                    self._anchor(value, top, path),
+                    "function-not-allowed",
+                    "a function is not JSON-compatible data",
+                    "the only function an eval may export is its module-level evaluate",
+                )
         if not isinstance(value, dict):
-            self.problem(top, "eval-type", f"the default export must be an eval object, found {json_type(value)}",
-                         'export default { id: "my-eval", prompt: "…", evaluate: { kind: "non_empty" } }')
+            self.problem(
+                top,
+                "eval-type",
+                f"the default export must be an eval object, found {json_type(value)}",
+                'export default { id: "my-eval", prompt: "…", evaluate: { kind: "non_empty" } }',
+            )
             return None
         return self._compile_object(value, custom, top)
 
@@ -115,8 +132,12 @@ class EvalCompiler:
         for key in value:
             if key not in EVAL_KEYS:
                 near = suggest(key, list(EVAL_KEYS))
-                self.problem(top.at(key), "eval-unknown-key", f"unknown eval key {key!r}",
-                             (f"did you mean {near!r}? " if near else "") + "eval keys: " + ", ".join(EVAL_KEYS))
+                self.problem(
+                    top.at(key),
+                    "eval-unknown-key",
+                    f"unknown eval key {key!r}",
+                    (f"did you mean {near!r}? " if near else "") + "eval keys: " + ", ".join(EVAL_KEYS),
+                )
         eval_id = value.get("id")
         if "id" not in value:
             self.problem(top, "eval-id", "an eval requires id", "add id: \"my-eval\" to the default export")
@@ -124,29 +145,40 @@ class EvalCompiler:
         problem = authoring_id_problem(eval_id)
         if problem:
             line, col = find_literal(self.module_file, eval_id) if isinstance(eval_id, str) else (None, None)
-            self.problem(Where(top.file, line, col) if line else top.at("id"), "eval-id", f"eval id {problem}",
-                         "for example refunds or support.refunds-v2")
+            self.problem(
+                Where(top.file, line, col) if line else top.at("id"),
+                "eval-id",
+                f"eval id {problem}",
+                "for example refunds or support.refunds-v2",
+            )
             return None
         assert isinstance(eval_id, str)  # an authoring ID
         line, col = find_literal(self.module_file, eval_id)
         here = Where(self.report.path, line or top.line, col or top.col)
-        result = CompiledEval(id=eval_id, module=self.report.path, custom=custom, where=here,
-                              title=check_optional_text(value, "title", here, self._report),
-                              description=check_optional_text(value, "description", here, self._report))
+        result = CompiledEval(
+            id=eval_id,
+            module=self.report.path,
+            custom=custom,
+            where=here,
+            title=check_optional_text(value, "title", here, self._report),
+            description=check_optional_text(value, "description", here, self._report),
+        )
         system_prompt = check_optional_text(value, "systemPrompt", here, self._report)
         eval_tools = check_tool_list(value["tools"], here.at("tools"), self._report) if "tools" in value else None
         if eval_tools is not None:
             result.tools = eval_tools[0]
             result.tool_requests.extend((name, here.at(f"tools[{i}]"), None) for name, i in zip(*eval_tools))
-        eval_spec = self._eval_spec(value, here, csv="cases" in value and isinstance(value["cases"], str)
-                                    and value["cases"].endswith(".csv"))
+        eval_spec = self._eval_spec(
+            value, here, csv="cases" in value and isinstance(value["cases"], str) and value["cases"].endswith(".csv")
+        )
         single = "prompt" in value
 
         def finish(draft: CaseDraft) -> None:  # called as each case is checked, so lines are made while Node streams
             if draft.tools:
                 where = draft.where
-                result.tool_requests.extend((name, where.at(f"tools[{i}]"), draft.id)
-                                            for name, i in zip(draft.tools, draft.tool_indices))
+                result.tool_requests.extend(
+                    (name, where.at(f"tools[{i}]"), draft.id) for name, i in zip(draft.tools, draft.tool_indices)
+                )
             case = self._inherit(draft, value, result, system_prompt, eval_spec, single)
             if case:
                 result.add_case(case, draft.where)
@@ -163,17 +195,23 @@ class EvalCompiler:
             return None
         if value["evaluate"] is None:
             if not self.custom:  # null in the value stands for a function only when one was found
-                self.problem(here.at("evaluate"), "evaluator-invalid",
-                             "evaluate must be a declarative spec object or a function, found null")
+                self.problem(
+                    here.at("evaluate"),
+                    "evaluator-invalid",
+                    "evaluate must be a declarative spec object or a function, found null",
+                )
             return None
         spec = value["evaluate"]
         normalized, problems = validate_spec(spec, expected_from_rows=csv)
         for p in problems:
             self.problem(here.at("evaluate").at(p.path), p.code, p.message, p.hint)
         if csv and isinstance(spec, dict) and spec.get("kind") not in CSV_KINDS:
-            self.problem(here.at("evaluate"), "csv-evaluator",
-                         f"a CSV eval's evaluator must be non_empty, exact or contains, found {spec.get('kind')!r}",
-                         "use JSONL for case-specific or other evaluator kinds")
+            self.problem(
+                here.at("evaluate"),
+                "csv-evaluator",
+                f"a CSV eval's evaluator must be non_empty, exact or contains, found {spec.get('kind')!r}",
+                "use JSONL for case-specific or other evaluator kinds",
+            )
         return normalized if not problems else None
 
     def _cases(self, value: dict, here: Where, result: CompiledEval, finish: Callable[[CaseDraft], None]) -> bool:
@@ -190,67 +228,109 @@ class EvalCompiler:
     def _drafts(self, value: dict, here: Where, result: CompiledEval) -> list[CaseDraft] | None:
         has_prompt, has_cases = "prompt" in value, "cases" in value
         if has_prompt and has_cases:
-            self.problem(here, "eval-shape", "an eval has either prompt (one case) or cases, not both",
-                         "remove prompt and add the case to cases, or remove cases")
+            self.problem(
+                here,
+                "eval-shape",
+                "an eval has either prompt (one case) or cases, not both",
+                "remove prompt and add the case to cases, or remove cases",
+            )
             return None
         if not has_prompt and not has_cases:
-            self.problem(here, "eval-shape", "an eval needs prompt plus evaluate (one case) or cases",
-                         "add cases: [ … ], a data file path, or prompt and evaluate")
+            self.problem(
+                here,
+                "eval-shape",
+                "an eval needs prompt plus evaluate (one case) or cases",
+                "add cases: [ … ], a data file path, or prompt and evaluate",
+            )
             return None
         if has_prompt:
             if "evaluate" not in value:
-                self.problem(here, "eval-shape", "a one-case eval (prompt) requires evaluate",
-                             "add evaluate: { kind: … } or a module-level evaluate function")
+                self.problem(
+                    here,
+                    "eval-shape",
+                    "a one-case eval (prompt) requires evaluate",
+                    "add evaluate: { kind: … } or a module-level evaluate function",
+                )
                 return None
-            draft = check_case({"id": value["id"], "prompt": value["prompt"]}, here, {"module": self.report.path},
-                               self._report)
+            draft = check_case(
+                {"id": value["id"], "prompt": value["prompt"]}, here, {"module": self.report.path}, self._report
+            )
             return [draft] if draft else None
         cases = value["cases"]
         if isinstance(cases, list):
             return read_inline(cases, self.module_file, self.report.path, self._report)
         if isinstance(cases, str):
             return self._data_file(cases, value, here.at("cases"), result)
-        self.problem(here.at("cases"), "eval-cases",
-                     f"cases must be an array, a .csv/.jsonl path or {{ transformer, sources }}, found {json_type(cases)}",
-                     'for example cases: [{ id: "…", prompt: "…" }] or cases: "./cases.jsonl"')
+        self.problem(
+            here.at("cases"),
+            "eval-cases",
+            f"cases must be an array, a .csv/.jsonl path or {{ transformer, sources }}, found {json_type(cases)}",
+            'for example cases: [{ id: "…", prompt: "…" }] or cases: "./cases.jsonl"',
+        )
         return None
 
     def _data_file(self, text: str, value: dict, where: Where, result: CompiledEval) -> list[CaseDraft] | None:
         path, problem = resolve_inside(self.module_file.parent, text, self.root)
         if problem:
-            self.problem(where, "data-file-path", f"data file {problem}", "data-file paths are relative to the eval module")
+            self.problem(
+                where, "data-file-path", f"data file {problem}", "data-file paths are relative to the eval module"
+            )
             return None
         assert path is not None
         rel = rel_posix(path, self.root)
         if not rel.endswith((".csv", ".jsonl")):
-            self.problem(where, "data-file-type", f"{display(text)} is not a .csv or .jsonl file",
-                         "cases may name a sibling .csv or .jsonl file")
+            self.problem(
+                where,
+                "data-file-type",
+                f"{display(text)} is not a .csv or .jsonl file",
+                "cases may name a sibling .csv or .jsonl file",
+            )
             return None
         try:
             data = read_file(path)
         except FileProblem as problem:
-            self.file_problem(where, problem, f"data file {display(text)} ", "data-file-missing", "data-file-path",
-                              "data-file paths are relative to the eval module, not the config")
+            self.file_problem(
+                where,
+                problem,
+                f"data file {display(text)} ",
+                "data-file-missing",
+                "data-file-path",
+                "data-file paths are relative to the eval module, not the config",
+            )
             return None
         result.data_files.append(rel)
         if rel.endswith(".jsonl"):
             return read_jsonl(data, rel, self.report.path, self._report)
         if "evaluate" not in value:
-            self.problem(where, "csv-evaluator", "a CSV eval needs an eval-level evaluate of kind non_empty, exact or contains",
-                         "add evaluate: { kind: \"contains\" } and an expected column")
+            self.problem(
+                where,
+                "csv-evaluator",
+                "a CSV eval needs an eval-level evaluate of kind non_empty, exact or contains",
+                "add evaluate: { kind: \"contains\" } and an expected column",
+            )
             return None
         if value["evaluate"] is None:
-            self.problem(Where(where.file, where.line, where.col, "evaluate"), "csv-evaluator",
-                         "a CSV eval cannot use a custom evaluate function",
-                         "use non_empty, exact or contains, or switch to JSONL")
+            self.problem(
+                Where(where.file, where.line, where.col, "evaluate"),
+                "csv-evaluator",
+                "a CSV eval cannot use a custom evaluate function",
+                "use non_empty, exact or contains, or switch to JSONL",
+            )
             return None
         return read_csv_cases(data, rel, self.report.path, self._report)
 
     def _transformer(self, spec: dict, where: Where, result: CompiledEval, finish: Callable[[CaseDraft], None]) -> bool:
         return expand_transformer(self, spec, where, result, finish)
 
-    def _inherit(self, draft: CaseDraft, value: dict, result: CompiledEval, system_prompt: str | None,
-                 eval_spec: dict | None, single: bool) -> dict | None:
+    def _inherit(
+        self,
+        draft: CaseDraft,
+        value: dict,
+        result: CompiledEval,
+        system_prompt: str | None,
+        eval_spec: dict | None,
+        single: bool,
+    ) -> dict | None:
         tools = draft.tools if draft.tools is not None else (result.tools or [])
         evaluate = self._case_evaluate(draft, value, result, eval_spec, tools)
         if evaluate is None:
@@ -270,8 +350,9 @@ class EvalCompiler:
             "source": draft.source,
         }
 
-    def _case_evaluate(self, draft: CaseDraft, value: dict, result: CompiledEval, eval_spec: dict | None,
-                       tools: list[str]) -> dict | None:
+    def _case_evaluate(
+        self, draft: CaseDraft, value: dict, result: CompiledEval, eval_spec: dict | None, tools: list[str]
+    ) -> dict | None:
         if draft.evaluate is not None:
             spec, problems = validate_spec(draft.evaluate, case_tools=tools)
             for p in problems:
@@ -283,15 +364,21 @@ class EvalCompiler:
             if eval_spec["kind"] == "tool_call_syntax":
                 _, problems = validate_spec(eval_spec, case_tools=tools)
                 for p in problems:
-                    self.problem(draft.where.at("evaluate").at(p.path), p.code, f"(inherited from the eval) {p.message}", p.hint)
+                    self.problem(
+                        draft.where.at("evaluate").at(p.path), p.code, f"(inherited from the eval) {p.message}", p.hint
+                    )
                 if problems:
                     return None
             return eval_spec
         if result.custom:
             return {"kind": "custom", "module": f"modules/{self.report.bundle_sha}.mjs"}
         if "evaluate" not in value:
-            self.problem(draft.where, "case-no-evaluator", f"case {draft.id!r} has no evaluator",
-                         "give the case an evaluate spec, or the eval a shared evaluate")
+            self.problem(
+                draft.where,
+                "case-no-evaluator",
+                f"case {draft.id!r} has no evaluator",
+                "give the case an evaluate spec, or the eval a shared evaluate",
+            )
         return None
 
     def _csv_row_spec(self, draft: CaseDraft, eval_spec: dict) -> dict | None:
@@ -302,8 +389,12 @@ class EvalCompiler:
         if kind not in CSV_KINDS:
             return None
         if not expected:
-            self.problem(draft.where, "csv-expected", f"row {draft.id!r} needs a non-empty expected for evaluator {kind}",
-                         "fill the expected column on every row")
+            self.problem(
+                draft.where,
+                "csv-expected",
+                f"row {draft.id!r} needs a non-empty expected for evaluator {kind}",
+                "fill the expected column on every row",
+            )
             return None
         spec, problems = validate_spec({"kind": kind, "expected": expected})
         for p in problems:

@@ -16,7 +16,7 @@ CHUNK = 1 << 20
 def write_all(handle: BinaryIO, data: bytes | bytearray | memoryview) -> None:
     view = memoryview(data)
     for start in range(0, len(view), CHUNK):
-        handle.write(view[start:start + CHUNK])
+        handle.write(view[start : start + CHUNK])
 
 
 def write_file(path: Path, data: bytes | bytearray | memoryview) -> None:

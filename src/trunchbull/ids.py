@@ -19,8 +19,10 @@ def authoring_id_problem(value: object) -> str | None:
     if len(value) > AUTHORING_ID_MAX:
         return f"is {len(value)} characters long; the limit is {AUTHORING_ID_MAX}"
     if not AUTHORING_ID.fullmatch(value):
-        return (f"{value!r} is not a valid ID: it must start with a lowercase letter or digit and "
-                "then use only lowercase letters, digits, '.', '_' and '-'")
+        return (
+            f"{value!r} is not a valid ID: it must start with a lowercase letter or digit and "
+            "then use only lowercase letters, digits, '.', '_' and '-'"
+        )
     return None
 
 
@@ -28,15 +30,19 @@ def tool_name_problem(value: object) -> str | None:
     if not isinstance(value, str):
         return f"must be a string, found {json_type(value)}"
     if not TOOL_NAME.fullmatch(value):
-        return (f"{value!r} is not a valid tool name: use 1-64 letters, digits, '_' or '-' "
-                "(the function-name rule shared by the major model APIs)")
+        return (
+            f"{value!r} is not a valid tool name: use 1-64 letters, digits, '_' or '-' "
+            "(the function-name rule shared by the major model APIs)"
+        )
     return None
 
 
 def source_name_problem(value: str) -> str | None:
     if not SOURCE_NAME.fullmatch(value):
-        return (f"{value!r} is not a valid source name: start with a letter or '_', then use "
-                "letters, digits or '_' (at most 64 characters)")
+        return (
+            f"{value!r} is not a valid source name: start with a letter or '_', then use "
+            "letters, digits or '_' (at most 64 characters)"
+        )
     return None
 
 

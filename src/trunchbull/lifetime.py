@@ -60,8 +60,9 @@ def spawn(cmd: list[str], *, graceful: bool = False, own_group: bool = True, **p
 def run(cmd: list[str], **popen_kwargs) -> subprocess.CompletedProcess:
     """Like subprocess.run(cmd, capture_output=True, text=True), as a
     registered child: interrupted, it is killed with all it started."""
-    proc = spawn(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                 **popen_kwargs)
+    proc = spawn(
+        cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen_kwargs
+    )
     try:
         stdout, stderr = proc.communicate()
     except BaseException:

@@ -47,10 +47,14 @@ def load_release(path: Path) -> LoadedRelease:
         raise UsageError(f"{path} does not verify, so it cannot be used:\n  {shown}")
     manifest = release.manifest
     if manifest.get("protocolVersion") != 1:
-        raise UsageError(f"{path}: release protocolVersion {manifest.get('protocolVersion')!r} is not supported (expected 1)")
+        raise UsageError(
+            f"{path}: release protocolVersion {manifest.get('protocolVersion')!r} is not supported (expected 1)"
+        )
     data = release.files.get("cases.jsonl", b"")
     try:  # one parse of the whole file is much faster than one per line
-        cases = orjson.loads(b"[" + b",".join([line for line in data.split(b"\n") if line and not line.isspace()]) + b"]")
+        cases = orjson.loads(
+            b"[" + b",".join([line for line in data.split(b"\n") if line and not line.isspace()]) + b"]"
+        )
     except orjson.JSONDecodeError:
         cases = load_cases(release)
     return LoadedRelease(path, manifest, cases, release.files)
@@ -60,6 +64,7 @@ def load_release(path: Path) -> LoadedRelease:
 class RuntimeLayout:
     """Where the release's bundles are on disk for Node, and every path a
     sandboxed worker may read to import them."""
+
     modules_dir: Path
     read_paths: list[Path]
 
@@ -98,8 +103,10 @@ def runtime_layout(release: LoadedRelease, workdir: Path) -> RuntimeLayout:
         for name in (package_json, lockfile):
             if name:
                 (pkg_dir / Path(name).name).write_bytes(release.files[name])
-        installed = install(Dependencies(pkg_dir / Path(package_json).name,
-                                         pkg_dir / Path(lockfile).name if lockfile else None), toolchain())
+        installed = install(
+            Dependencies(pkg_dir / Path(package_json).name, pkg_dir / Path(lockfile).name if lockfile else None),
+            toolchain(),
+        )
         os.symlink(installed / "node_modules", workdir / "node_modules")
         read.append(installed.resolve())
     return RuntimeLayout(target.resolve(), read)

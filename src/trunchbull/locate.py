@@ -41,7 +41,7 @@ def literal_offset(path: Path, value: str, start: int = 0) -> int:
     """Offset of the first spelling of string `value` at or after `start`
     (then, failing that, anywhere), or -1."""
     text = _text(path)
-    for begin in ((start, 0) if start else (0,)):
+    for begin in (start, 0) if start else (0,):
         for quoted in (json.dumps(value, ensure_ascii=False), f"'{value}'", f"`{value}`"):
             index = text.find(quoted, begin)
             if index >= 0:
@@ -222,7 +222,7 @@ def refine(path: Path, line: int | None, col: int | None, json_path: str) -> tup
         return found_line, found_col
     start = max(text.rfind("{", 0, start), 0)
     found = None
-    for match in _SEGMENT.finditer(json_path[case_prefix.end():]):
+    for match in _SEGMENT.finditer(json_path[case_prefix.end() :]):
         key = match.group(1) or match.group(2)
         if key is None:
             continue

@@ -22,9 +22,13 @@ BUNDLE_DEADLINE_S = 120.0  # esbuild takes well under a second; longer, it is bl
 
 
 def bundle_timeout_diagnostic(path: str) -> Diagnostic:
-    return Diagnostic("bundle", f"bundling did not finish within {BUNDLE_DEADLINE_S:g} s", file=path,
-                      hint="esbuild may be blocked reading a file that is not a regular file (a named pipe or a "
-                           "device) that the module imports or that lies beside it")
+    return Diagnostic(
+        "bundle",
+        f"bundling did not finish within {BUNDLE_DEADLINE_S:g} s",
+        file=path,
+        hint="esbuild may be blocked reading a file that is not a regular file (a named pipe or a "
+        "device) that the module imports or that lies beside it",
+    )
 
 
 @dataclass
@@ -42,29 +46,44 @@ class ModuleReport:
         return self.inspection is not None and self.inspection.get("ok", False)
 
     def to_json(self) -> dict:
-        return {"path": self.path, "kind": self.kind, "bundleSha": self.bundle_sha,
-                "bundleFile": str(self.bundle_file) if self.bundle_file else None, "inputs": self.inputs,
-                "inspection": self.inspection, "diagnostics": [d.to_json() for d in self.diagnostics]}
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "bundleSha": self.bundle_sha,
+            "bundleFile": str(self.bundle_file) if self.bundle_file else None,
+            "inputs": self.inputs,
+            "inspection": self.inspection,
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+        }
 
     @classmethod
     def from_json(cls, data: dict, base: Path) -> "ModuleReport":
         """`base`: the directory a relative bundleFile is relative to."""
         bundle = data.get("bundleFile")
-        return cls(data["path"], data["kind"], data.get("bundleSha"), base / bundle if bundle else None,
-                   data.get("inputs", []), data.get("inspection"),
-                   [Diagnostic.from_json(d) for d in data.get("diagnostics", [])])
+        return cls(
+            data["path"],
+            data["kind"],
+            data.get("bundleSha"),
+            base / bundle if bundle else None,
+            data.get("inputs", []),
+            data.get("inspection"),
+            [Diagnostic.from_json(d) for d in data.get("diagnostics", [])],
+        )
 
 
-def bundle_modules(helper: NodeHelper, root: Path, entries: list[tuple[str, str]], out_dir: Path,
-                   repo_root: Path | None = None) -> list[ModuleReport]:
+def bundle_modules(
+    helper: NodeHelper, root: Path, entries: list[tuple[str, str]], out_dir: Path, repo_root: Path | None = None
+) -> list[ModuleReport]:
     """Bundle each (path, kind) entry; bundles land in out_dir as <sha>.mjs.
     Local imports must stay inside the repository root (SPEC §3.1)."""
     if repo_root is None:
         from trunchbull.config import find_repo_root
 
         repo_root = find_repo_root(root)
-    response = helper.request({"op": "bundle", "entries": [p for p, _ in entries],
-                               "absWorkingDir": str(root), "outDir": str(out_dir)}, timeout=BUNDLE_DEADLINE_S)
+    response = helper.request(
+        {"op": "bundle", "entries": [p for p, _ in entries], "absWorkingDir": str(root), "outDir": str(out_dir)},
+        timeout=BUNDLE_DEADLINE_S,
+    )
     reports = []
     for (path, kind), result in zip(entries, response["results"]):
         report = ModuleReport(path, kind)
@@ -82,8 +101,13 @@ def bundle_modules(helper: NodeHelper, root: Path, entries: list[tuple[str, str]
     return reports
 
 
-_KINDS = {"fifo": "a named pipe (FIFO)", "socket": "a socket", "character-device": "a character device",
-          "block-device": "a block device", "directory": "a directory"}
+_KINDS = {
+    "fifo": "a named pipe (FIFO)",
+    "socket": "a socket",
+    "character-device": "a character device",
+    "block-device": "a block device",
+    "directory": "a directory",
+}
 
 
 def _bundle_error(root: Path, entry: str, err: dict) -> Diagnostic:
@@ -92,13 +116,27 @@ def _bundle_error(root: Path, entry: str, err: dict) -> Diagnostic:
     if isinstance(special, dict) and isinstance(special.get("path"), str):
         what = _KINDS.get(special.get("kind"), "not a regular file")
         name = Path(special["path"]).name
-        role = "a file esbuild reads beside the modules" if name in ("package.json", "tsconfig.json", "jsconfig.json") \
-            else f"a module that {entry} imports" if rel_posix(Path(special["path"]), root) != entry else "the module"
-        return Diagnostic(NOT_REGULAR_CODE, f"{role} is {what}, not a regular file",
-                          file=printable(rel_posix(Path(special["path"]), root)),
-                          hint="modules and the package.json / tsconfig.json beside them are read from regular files only")
-    return Diagnostic("bundle", err["message"], file=err.get("file") or entry, line=err.get("line"),
-                      col=err.get("col"), hint=err.get("hint") or "fix the module so esbuild can bundle it")
+        role = (
+            "a file esbuild reads beside the modules"
+            if name in ("package.json", "tsconfig.json", "jsconfig.json")
+            else f"a module that {entry} imports"
+            if rel_posix(Path(special["path"]), root) != entry
+            else "the module"
+        )
+        return Diagnostic(
+            NOT_REGULAR_CODE,
+            f"{role} is {what}, not a regular file",
+            file=printable(rel_posix(Path(special["path"]), root)),
+            hint="modules and the package.json / tsconfig.json beside them are read from regular files only",
+        )
+    return Diagnostic(
+        "bundle",
+        err["message"],
+        file=err.get("file") or entry,
+        line=err.get("line"),
+        col=err.get("col"),
+        hint=err.get("hint") or "fix the module so esbuild can bundle it",
+    )
 
 
 def _imports_outside(root: Path, repo_root: Path, entry: str, result: dict) -> list[Diagnostic]:
@@ -117,17 +155,28 @@ def _imports_outside(root: Path, repo_root: Path, entry: str, result: dict) -> l
             inside_root = _is_within(importer_file, root.resolve())
             file = rel_posix(importer_file, root.resolve()) if inside_root else entry
             line, col = find_literal(importer_file, imp["original"]) if inside_root else (None, None)
-            found.append(Diagnostic(
-                "import-outside-repo", f"the local import {imp['original']!r} resolves outside the repository root",
-                file=file, line=line, col=col,
-                hint="local imports may reach files inside the repository root (the nearest directory with .git or "
-                     "pants.toml); move the shared code inside it"))
+            found.append(
+                Diagnostic(
+                    "import-outside-repo",
+                    f"the local import {imp['original']!r} resolves outside the repository root",
+                    file=file,
+                    line=line,
+                    col=col,
+                    hint="local imports may reach files inside the repository root (the nearest directory with .git or "
+                    "pants.toml); move the shared code inside it",
+                )
+            )
     return found
 
 
-def inspect_modules(reports: list[ModuleReport], *, tc: Toolchain, read_paths: list[Path],
-                    deadline_s: float = INSPECT_DEADLINE_S,
-                    on_inspected: Callable[[ModuleReport], None] | None = None) -> None:
+def inspect_modules(
+    reports: list[ModuleReport],
+    *,
+    tc: Toolchain,
+    read_paths: list[Path],
+    deadline_s: float = INSPECT_DEADLINE_S,
+    on_inspected: Callable[[ModuleReport], None] | None = None,
+) -> None:
     """Import every bundled module in a sandboxed Node process and attach what
     it exports; `on_inspected` gets each report as soon as Node reports it (the
     caller expands evals while Node inspects the rest). A module that hangs or
@@ -138,8 +187,14 @@ def inspect_modules(reports: list[ModuleReport], *, tc: Toolchain, read_paths: l
         pending = pending[done:]
 
 
-def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list[Path], deadline_s: float,
-                   on_inspected: Callable[[ModuleReport], None] | None) -> int:
+def _inspect_batch(
+    batch: list[ModuleReport],
+    *,
+    tc: Toolchain,
+    read_paths: list[Path],
+    deadline_s: float,
+    on_inspected: Callable[[ModuleReport], None] | None,
+) -> int:
     received = 0
     garbled = False  # a reply that is not an inspection: the channel cannot be trusted after it
     polluted = False
@@ -168,12 +223,22 @@ def _inspect_batch(batch: list[ModuleReport], *, tc: Toolchain, read_paths: list
 
     with lifetime.scratch_dir("trunchbull-inspect-") as tmp:
         request = tmp / "request.json"
-        request.write_bytes(orjson.dumps({
-            "modules": [{"bundleFile": str(r.bundle_file), "kind": r.kind} for r in batch],
-            "aiFallback": str(tc.ai_package),
-        }))
-        result = stream_sandboxed(JS_DIR / "inspect.mjs", [str(request)], on_line, tc=tc, timeout=deadline_s,
-                                  read_paths=[*read_paths, tmp, *{b.parent for r in batch if (b := r.bundle_file)}])
+        request.write_bytes(
+            orjson.dumps(
+                {
+                    "modules": [{"bundleFile": str(r.bundle_file), "kind": r.kind} for r in batch],
+                    "aiFallback": str(tc.ai_package),
+                }
+            )
+        )
+        result = stream_sandboxed(
+            JS_DIR / "inspect.mjs",
+            [str(request)],
+            on_line,
+            tc=tc,
+            timeout=deadline_s,
+            read_paths=[*read_paths, tmp, *{b.parent for r in batch if (b := r.bundle_file)}],
+        )
     if received >= len(batch):
         return len(batch)
     if polluted:

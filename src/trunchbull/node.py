@@ -147,8 +147,16 @@ def no_network_prefix() -> list[str]:
     return _no_network
 
 
-def _sandboxed_command(script: Path, args: list[str], read_paths: list[Path], tc: Toolchain, memory_mb: int) -> list[str]:
-    return [*no_network_prefix(), str(tc.node), *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb), str(script), *args]
+def _sandboxed_command(
+    script: Path, args: list[str], read_paths: list[Path], tc: Toolchain, memory_mb: int
+) -> list[str]:
+    return [
+        *no_network_prefix(),
+        str(tc.node),
+        *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb),
+        str(script),
+        *args,
+    ]
 
 
 STREAM_BUFFER = 1 << 20
@@ -179,10 +187,21 @@ class Running:
             self._timer.cancel()
 
 
-def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list[Path], timeout: float,
-                     tc: Toolchain, env: dict[str, str] | None = None, cwd: Path | None = None,
-                     memory_mb: int = DEFAULT_MEMORY_MB, umask: int = -1, stdin_pipe: bool = False,
-                     on_spawn: Callable[[Running], None] | None = None) -> SandboxResult:
+def stream_sandboxed(
+    script: Path,
+    args: list[str],
+    on_line,
+    *,
+    read_paths: list[Path],
+    timeout: float,
+    tc: Toolchain,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    umask: int = -1,
+    stdin_pipe: bool = False,
+    on_spawn: Callable[[Running], None] | None = None,
+) -> SandboxResult:
     """Runs `script` under the sandbox (sandbox_flags, no network where
     possible, its own process group, a deadline) and hands each non-blank
     stdout line to `on_line` as soon as Node writes it, so the caller can work
@@ -193,9 +212,16 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
     collected). `on_spawn` gets a handle on the process (its deadline; with
     `stdin_pipe`, its stdin to answer it); otherwise stdin is empty."""
     cmd = _sandboxed_command(script, args, read_paths, tc, memory_mb)
-    proc = lifetime.spawn(cmd, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, env=env if env is not None else tc.base_env(), cwd=cwd,
-                          umask=umask, bufsize=STREAM_BUFFER)
+    proc = lifetime.spawn(
+        cmd,
+        stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env if env is not None else tc.base_env(),
+        cwd=cwd,
+        umask=umask,
+        bufsize=STREAM_BUFFER,
+    )
     out_pipe, err_pipe = proc.stdout, proc.stderr
     assert out_pipe is not None and err_pipe is not None  # both piped
     if fcntl is not None:
@@ -243,5 +269,3 @@ def stream_sandboxed(script: Path, args: list[str], on_line, *, read_paths: list
         return SandboxResult(None, b"", "", False, complete=True)
     stderr = b"".join(stderr_chunks).decode(errors="replace")
     return SandboxResult(None if timed_out.is_set() else proc.returncode, b"", stderr, timed_out.is_set())
-
-

@@ -70,14 +70,18 @@ def compute_digest(manifest: dict) -> str:
 @dataclass
 class ReleaseFiles:
     """A release in memory: every file's name and bytes, release.json included."""
+
     files: dict[str, bytes]
 
     @classmethod
-    def assemble(cls, manifest: dict, payload: dict[str, bytes],
-                 hashing: dict[str, BackgroundSha256] | None = None) -> "ReleaseFiles":
+    def assemble(
+        cls, manifest: dict, payload: dict[str, bytes], hashing: dict[str, BackgroundSha256] | None = None
+    ) -> "ReleaseFiles":
         """`hashing`: payload files whose sha256 is already being computed."""
         hashing = hashing or {}
-        hashes = {name: hashing[name].hexdigest() if name in hashing else sha256_hex(data) for name, data in payload.items()}
+        hashes = {
+            name: hashing[name].hexdigest() if name in hashing else sha256_hex(data) for name, data in payload.items()
+        }
         manifest = dict(manifest, files=hashes)
         manifest["digest"] = compute_digest(manifest)
         return cls({**payload, MANIFEST: canonical_json(manifest) + b"\n"})
@@ -225,7 +229,9 @@ def verify(release: ReleaseFiles) -> list[str]:
         if actual != listed[name]:
             problems.append(f"{name}: sha256 is {actual}, release.json says {listed[name]}")
     if manifest.get("digest") != compute_digest(manifest):
-        problems.append(f"digest mismatch: release.json says {manifest.get('digest')}, its content gives {compute_digest(manifest)}")
+        problems.append(
+            f"digest mismatch: release.json says {manifest.get('digest')}, its content gives {compute_digest(manifest)}"
+        )
     return problems
 
 
@@ -243,7 +249,9 @@ def diff(a: ReleaseFiles, b: ReleaseFiles) -> dict:
     def changes(old: dict, new: dict, ignore: set[str]) -> list[dict]:
         changed = []
         for key in sorted(set(old) & set(new)):
-            fields = sorted(f for f in set(old[key]) | set(new[key]) if f not in ignore and old[key].get(f) != new[key].get(f))
+            fields = sorted(
+                f for f in set(old[key]) | set(new[key]) if f not in ignore and old[key].get(f) != new[key].get(f)
+            )
             if fields:
                 changed.append({"id": key, "fields": fields})
         return changed

@@ -54,16 +54,24 @@ def _report(diagnostics: list[Diagnostic]) -> int:
 
 def config_to_json(config: BenchmarkConfig, entries: Entrypoints, deps: Dependencies | None) -> dict:
     return {
-        "configFile": config.config_file, "title": config.title, "version": config.version,
-        "evals": entries.evals, "tools": entries.tools, "evalsListed": entries.evals_listed,
-        "dependencies": [p.relative_to(config.root).as_posix() if p.is_relative_to(config.root) else str(p)
-                         for p in deps.files()] if deps else [],
+        "configFile": config.config_file,
+        "title": config.title,
+        "version": config.version,
+        "evals": entries.evals,
+        "tools": entries.tools,
+        "evalsListed": entries.evals_listed,
+        "dependencies": [
+            p.relative_to(config.root).as_posix() if p.is_relative_to(config.root) else str(p) for p in deps.files()
+        ]
+        if deps
+        else [],
     }
 
 
 def config_from_json(data: dict, root: Path, repo_root: Path) -> tuple[BenchmarkConfig, Entrypoints]:
-    config = BenchmarkConfig(root=root, repo_root=repo_root, config_file=data["configFile"], title=data["title"],
-                             version=data["version"])
+    config = BenchmarkConfig(
+        root=root, repo_root=repo_root, config_file=data["configFile"], title=data["title"], version=data["version"]
+    )
     return config, Entrypoints(data["evals"], data["tools"], data["evalsListed"])
 
 
@@ -73,8 +81,7 @@ def step_config(args) -> int:
     if args.repo_root:
         config.repo_root = args.repo_root.absolute()
     deps = find_dependencies(config.root, config.repo_root)
-    _write_json(args.out, {**config_to_json(config, entries, deps),
-                           "diagnostics": [d.to_json() for d in diags.items]})
+    _write_json(args.out, {**config_to_json(config, entries, deps), "diagnostics": [d.to_json() for d in diags.items]})
     return _report(diags.items)
 
 
@@ -84,13 +91,21 @@ def step_bundle_inspect(args) -> int:
     bundle_dir = args.bundle_dir.absolute()
     with NodeHelper(tc) as helper:
         try:
-            [report] = bundle_modules(helper, root, [(args.module, args.kind)], bundle_dir,
-                                      repo_root=args.repo_root.absolute() if args.repo_root else None)
+            [report] = bundle_modules(
+                helper,
+                root,
+                [(args.module, args.kind)],
+                bundle_dir,
+                repo_root=args.repo_root.absolute() if args.repo_root else None,
+            )
         except HelperTimeout:
             report = ModuleReport(args.module, args.kind, diagnostics=[bundle_timeout_diagnostic(args.module)])
     read_paths = [root, bundle_dir]
     if args.deps_dir:  # its node_modules may be a link to the installed tree: allow both
-        read_paths += [args.deps_dir.absolute(), *[p for p in [args.deps_dir.absolute() / "node_modules"] if p.exists()]]
+        read_paths += [
+            args.deps_dir.absolute(),
+            *[p for p in [args.deps_dir.absolute() / "node_modules"] if p.exists()],
+        ]
     inspect_modules([report], tc=tc, read_paths=read_paths)
     data = report.to_json()
     if report.bundle_file:
@@ -166,8 +181,9 @@ def step_assemble(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m trunchbull.steps", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m trunchbull.steps", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     steps = parser.add_subparsers(dest="step", required=True)
 
     config = steps.add_parser("config", help="read the static config and discover entrypoints")
@@ -180,17 +196,28 @@ def build_parser() -> argparse.ArgumentParser:
     bundle.add_argument("--module", required=True, help="root-relative module path")
     bundle.add_argument("--kind", choices=("eval", "tool"), required=True)
     bundle.add_argument("--repo-root", type=Path, help="monorepo root: local imports must stay inside it")
-    bundle.add_argument("--bundle-dir", type=Path, required=True,
-                        help="where the bundle is imported from; its node_modules ancestry resolves package imports")
-    bundle.add_argument("--deps-dir", type=Path, help="directory holding the installed node_modules (readable in the sandbox)")
+    bundle.add_argument(
+        "--bundle-dir",
+        type=Path,
+        required=True,
+        help="where the bundle is imported from; its node_modules ancestry resolves package imports",
+    )
+    bundle.add_argument(
+        "--deps-dir", type=Path, help="directory holding the installed node_modules (readable in the sandbox)"
+    )
     bundle.add_argument("--out", type=Path, required=True, help="report.json; the bundle is copied beside it")
 
     expand = steps.add_parser("expand", help="validate one eval module's export and expand its cases")
     expand.add_argument("root", type=Path)
     expand.add_argument("--report", type=Path, required=True)
     expand.add_argument("--deps-dir", type=Path, help="directory holding the installed node_modules (for transformers)")
-    expand.add_argument("--transform-run", type=Path, action="append", default=[],
-                        help="a transform-run record (give both runs); without them expand runs the transformer itself")
+    expand.add_argument(
+        "--transform-run",
+        type=Path,
+        action="append",
+        default=[],
+        help="a transform-run record (give both runs); without them expand runs the transformer itself",
+    )
 
     transform = steps.add_parser("transform-run", help="one of a transformer's two runs, in its own varied sandbox")
     transform.add_argument("root", type=Path)
@@ -211,8 +238,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-STEPS = {"config": step_config, "bundle-inspect": step_bundle_inspect, "transform-run": step_transform_run,
-         "expand": step_expand, "assemble": step_assemble}
+STEPS = {
+    "config": step_config,
+    "bundle-inspect": step_bundle_inspect,
+    "transform-run": step_transform_run,
+    "expand": step_expand,
+    "assemble": step_assemble,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

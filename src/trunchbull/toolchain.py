@@ -135,8 +135,14 @@ def start_helper(tc: Toolchain) -> subprocess.Popen:
     # Graceful: once its input ends it stops esbuild's service and waits for
     # it before exiting (lifetime.py), so no grandchild outlives the command.
     env = {**tc.base_env(), "NODE_COMPILE_CACHE": str(cache_root() / "node-compile-cache")}
-    return lifetime.spawn([str(tc.node), str(JS_DIR / "helper.mjs")], graceful=True,
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    return lifetime.spawn(
+        [str(tc.node), str(JS_DIR / "helper.mjs")],
+        graceful=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
 
 
 _early_helper: subprocess.Popen | None = None

@@ -22,13 +22,21 @@ class CompiledTool:
 def compile_tool_module(report: ModuleReport, root, diags: Diagnostics) -> list[CompiledTool]:
     inspection = report.inspection or {}
     if "tools" not in inspection and "toolsProblem" not in inspection:
-        diags.error("tool-module-export", "a tool module must export a named `tools` object", file=report.path,
-                    hint="export const tools = { my_tool: tool({ description, inputSchema, execute }) }; "
-                         "move helper modules out of tools/, or list tool modules explicitly in benchmark.config")
+        diags.error(
+            "tool-module-export",
+            "a tool module must export a named `tools` object",
+            file=report.path,
+            hint="export const tools = { my_tool: tool({ description, inputSchema, execute }) }; "
+            "move helper modules out of tools/, or list tool modules explicitly in benchmark.config",
+        )
         return []
     if "toolsProblem" in inspection:
-        diags.error("tool-module-export", inspection["toolsProblem"], file=report.path,
-                    hint="export const tools = { my_tool: tool({ … }) }")
+        diags.error(
+            "tool-module-export",
+            inspection["toolsProblem"],
+            file=report.path,
+            hint="export const tools = { my_tool: tool({ … }) }",
+        )
         return []
     compiled = []
     for tool in inspection["tools"]:
@@ -36,17 +44,34 @@ def compile_tool_module(report: ModuleReport, root, diags: Diagnostics) -> list[
         line, col = find_key(root / report.path, name)
         problem = tool_name_problem(name)
         if problem:
-            diags.error("tool-name", problem, file=report.path, line=line, col=col,
-                        hint="tool names are function names for model APIs: letters, digits, '_' and '-'")
+            diags.error(
+                "tool-name",
+                problem,
+                file=report.path,
+                line=line,
+                col=col,
+                hint="tool names are function names for model APIs: letters, digits, '_' and '-'",
+            )
         for issue in tool["problems"]:
-            diags.error("tool-invalid", f"tool {name!r} {issue}", file=report.path, line=line, col=col,
-                        hint="each tool needs a non-empty description, an inputSchema and an execute function (AI SDK tool())")
+            diags.error(
+                "tool-invalid",
+                f"tool {name!r} {issue}",
+                file=report.path,
+                line=line,
+                col=col,
+                hint="each tool needs a non-empty description, an inputSchema and an execute function (AI SDK tool())",
+            )
         description = tool.get("description")
         if isinstance(description, str) and not description.strip():
-            diags.error("tool-invalid", f"tool {name!r} has an empty description", file=report.path, line=line, col=col,
-                        hint="describe what the tool does; models read it")
+            diags.error(
+                "tool-invalid",
+                f"tool {name!r} has an empty description",
+                file=report.path,
+                line=line,
+                col=col,
+                hint="describe what the tool does; models read it",
+            )
         if problem or tool["problems"] or not (description or "").strip():
             continue
         compiled.append(CompiledTool(name, description, tool["inputSchema"], report.path, report.bundle_sha or ""))
     return compiled
-

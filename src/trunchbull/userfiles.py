@@ -34,6 +34,7 @@ class FileProblem(Exception):
     NOT_REGULAR, INVALID (a name no file can have) or UNREADABLE; `reason`
     completes a sentence about the path ("is a named pipe (FIFO), not a
     regular file")."""
+
     kind: str
     reason: str
 
@@ -73,7 +74,9 @@ def kind_name(mode: int) -> str:
 
 def _not_regular(mode: int) -> FileProblem:
     what = kind_name(mode)
-    return FileProblem(NOT_REGULAR, f"is {what}, not a regular file" if what.startswith("a ") else "is not a regular file")
+    return FileProblem(
+        NOT_REGULAR, f"is {what}, not a regular file" if what.startswith("a ") else "is not a regular file"
+    )
 
 
 def os_problem(err: OSError | ValueError) -> FileProblem:

@@ -21,22 +21,29 @@ def eval_module(body: str) -> str:
 def one_case(eval_id: str = "answer", **extra: str) -> str:
     """An eval module source for a one-case eval."""
     fields = ", ".join(f"{k}: {v}" for k, v in extra.items())
-    return eval_module(f'{{ id: "{eval_id}", prompt: "Say hi", evaluate: {{ kind: "non_empty" }}'
-                       + (f", {fields}" if fields else "") + " }")
+    return eval_module(
+        f'{{ id: "{eval_id}", prompt: "Say hi", evaluate: {{ kind: "non_empty" }}'
+        + (f", {fields}" if fields else "")
+        + " }"
+    )
 
 
 def with_deps(files: dict[str, str | bytes]) -> dict[str, str | bytes]:
     """Add the support example's package.json + package-lock.json (ai, zod);
     the install is cached by lockfile hash."""
-    return {"package.json": (SUPPORT / "package.json").read_text(),
-            "package-lock.json": (SUPPORT / "package-lock.json").read_text(), **files}
+    return {
+        "package.json": (SUPPORT / "package.json").read_text(),
+        "package-lock.json": (SUPPORT / "package-lock.json").read_text(),
+        **files,
+    }
 
 
 def tool_module(*names: str, description: str = "Look something up.") -> str:
     tools = ",\n".join(
         f'  {orjson.dumps(name).decode()}: tool({{ description: {orjson.dumps(description).decode()}, '
         f'inputSchema: z.object({{ topic: z.string() }}), execute: async ({{ topic }}) => ({{ topic }}) }})'
-        for name in names)
+        for name in names
+    )
     return f'import {{ tool }} from "ai"\nimport {{ z }} from "zod"\n\nexport const tools = {{\n{tools},\n}}\n'
 
 
@@ -62,14 +69,17 @@ def build_fail(root: Path) -> list[dict]:
     assert result.code == 1, (result.code, result.stdout, result.stderr)
     assert not out.exists(), "a failed build must write nothing at the output path"
     assert sorted(p.name for p in out.parent.iterdir()) == before, "a failed build left files beside the output"
-    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == root_before, "a failed build wrote into the benchmark"
+    assert (
+        sorted(str(p.relative_to(root)) for p in root.rglob("*")) == root_before
+    ), "a failed build wrote into the benchmark"
     diagnostics = result.diagnostics
     assert diagnostics, "exit 1 without diagnostics"
     return [d for d in diagnostics if d["severity"] == "error"]
 
 
-def expect_error(root: Path, code: str, file: str | None, *, message: str | None = None,
-                 line: int | None = None) -> dict:
+def expect_error(
+    root: Path, code: str, file: str | None, *, message: str | None = None, line: int | None = None
+) -> dict:
     """Build must fail with a diagnostic of `code` in `file` (message substring,
     line when given); returns that diagnostic."""
     errors = build_fail(root)
@@ -92,8 +102,29 @@ def strip_source(cases: list[dict]) -> list[dict]:
     return [{k: v for k, v in c.items() if k != "source"} for c in cases]
 
 
-def case(id: str, eval_id: str, title: str, prompt: str, evaluate: dict, *, description=None, systemPrompt=None,
-         tools=(), data=None, source: dict) -> dict:
+def case(
+    id: str,
+    eval_id: str,
+    title: str,
+    prompt: str,
+    evaluate: dict,
+    *,
+    description=None,
+    systemPrompt=None,
+    tools=(),
+    data=None,
+    source: dict,
+) -> dict:
     """A compiled case exactly as cases.jsonl holds it."""
-    return {"id": id, "evalId": eval_id, "title": title, "prompt": prompt, "description": description,
-            "systemPrompt": systemPrompt, "tools": list(tools), "evaluate": evaluate, "data": data, "source": source}
+    return {
+        "id": id,
+        "evalId": eval_id,
+        "title": title,
+        "prompt": prompt,
+        "description": description,
+        "systemPrompt": systemPrompt,
+        "tools": list(tools),
+        "evaluate": evaluate,
+        "data": data,
+        "source": source,
+    }

@@ -24,27 +24,45 @@ def test_config_is_optional_title_defaults_to_root_directory_name(bench):
 
 @pytest.mark.parametrize("suffix", [".ts", ".mts", ".js", ".mjs"])
 def test_config_module_suffixes_are_accepted(bench, suffix):
-    root = bench({**EVAL, f"benchmark.config{suffix}": 'export default { protocolVersion: 1, title: "T", version: "2.0" }\n'})
+    root = bench(
+        {**EVAL, f"benchmark.config{suffix}": 'export default { protocolVersion: 1, title: "T", version: "2.0" }\n'}
+    )
     cases, manifest = build_ok(root)
     assert cases == [answer_case()]
     assert (manifest["title"], manifest["version"]) == ("T", "2.0")
 
 
 def test_two_config_modules_are_an_error(bench):
-    root = bench({**EVAL, "benchmark.config.ts": "export default { protocolVersion: 1 }\n",
-                  "benchmark.config.mjs": "export default { protocolVersion: 1 }\n"})
+    root = bench(
+        {
+            **EVAL,
+            "benchmark.config.ts": "export default { protocolVersion: 1 }\n",
+            "benchmark.config.mjs": "export default { protocolVersion: 1 }\n",
+        }
+    )
     expect_error(root, "config-multiple", "benchmark.config.mjs")
 
 
-@pytest.mark.parametrize("source", [
-    pytest.param('export default { protocolVersion: 1, title: "Static" }\n', id="literal"),
-    pytest.param('const config = { protocolVersion: 1, title: "Static" }\nexport default config\n', id="const-then-export"),
-    pytest.param('export default { protocolVersion: 1, title: "Static" } as const\n', id="as-const"),
-    pytest.param('import type { Config } from "./types"\n'
-                 'export default { protocolVersion: 1, title: "Static" } satisfies Config\n', id="type-import-satisfies"),
-    pytest.param('type C = { title: string }\ninterface D { x: number }\n'
-                 'export default { protocolVersion: 1, title: `Static` }\n', id="type-declarations-plain-template"),
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        pytest.param('export default { protocolVersion: 1, title: "Static" }\n', id="literal"),
+        pytest.param(
+            'const config = { protocolVersion: 1, title: "Static" }\nexport default config\n', id="const-then-export"
+        ),
+        pytest.param('export default { protocolVersion: 1, title: "Static" } as const\n', id="as-const"),
+        pytest.param(
+            'import type { Config } from "./types"\n'
+            'export default { protocolVersion: 1, title: "Static" } satisfies Config\n',
+            id="type-import-satisfies",
+        ),
+        pytest.param(
+            'type C = { title: string }\ninterface D { x: number }\n'
+            'export default { protocolVersion: 1, title: `Static` }\n',
+            id="type-declarations-plain-template",
+        ),
+    ],
+)
 def test_static_config_forms_are_read_without_running(bench, source):
     root = bench({**EVAL, "benchmark.config.ts": source})
     cases, manifest = build_ok(root)
@@ -55,31 +73,43 @@ def test_static_config_forms_are_read_without_running(bench, source):
 def test_config_is_never_executed(bench, tmp_path):
     # A config whose evaluation would have a side effect is rejected, and the side effect never happens.
     marker = tmp_path / "ran"
-    root = bench({**EVAL, "benchmark.config.mjs":
-                  f'import {{ writeFileSync }} from "node:fs"\nwriteFileSync({str(marker)!r}, "x")\n'
-                  'export default { protocolVersion: 1 }\n'})
+    root = bench(
+        {
+            **EVAL,
+            "benchmark.config.mjs": f'import {{ writeFileSync }} from "node:fs"\nwriteFileSync({str(marker)!r}, "x")\n'
+            'export default { protocolVersion: 1 }\n',
+        }
+    )
     expect_error(root, "config-not-static", "benchmark.config.mjs", line=1)
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("body, line", [
-    pytest.param('{ protocolVersion: 1, title: name }', 1, id="identifier"),
-    pytest.param('{ protocolVersion: 1, title: String("x") }', 1, id="call"),
-    pytest.param('{ protocolVersion: 1, ...base }', 1, id="spread"),
-    pytest.param('{ protocolVersion: 1, ["title"]: "x" }', 1, id="computed-key"),
-    pytest.param('{ protocolVersion: 1, title: `v${1}` }', 1, id="template-with-expression"),
-    pytest.param('{ protocolVersion: 1,\n  title: () => "x" }', 2, id="function"),
-    pytest.param('{ protocolVersion: 1, title() { return "x" } }', 1, id="method"),
-    pytest.param('{ protocolVersion: 1, evals: [..."x"] }', 1, id="array-spread"),
-])
+@pytest.mark.parametrize(
+    "body, line",
+    [
+        pytest.param('{ protocolVersion: 1, title: name }', 1, id="identifier"),
+        pytest.param('{ protocolVersion: 1, title: String("x") }', 1, id="call"),
+        pytest.param('{ protocolVersion: 1, ...base }', 1, id="spread"),
+        pytest.param('{ protocolVersion: 1, ["title"]: "x" }', 1, id="computed-key"),
+        pytest.param('{ protocolVersion: 1, title: `v${1}` }', 1, id="template-with-expression"),
+        pytest.param('{ protocolVersion: 1,\n  title: () => "x" }', 2, id="function"),
+        pytest.param('{ protocolVersion: 1, title() { return "x" } }', 1, id="method"),
+        pytest.param('{ protocolVersion: 1, evals: [..."x"] }', 1, id="array-spread"),
+    ],
+)
 def test_non_literal_config_values_are_rejected(bench, body, line):
     root = bench({**EVAL, "benchmark.config.ts": f"export default {body}\n"})
     expect_error(root, "config-not-static", "benchmark.config.ts", line=line)
 
 
 def test_config_value_import_is_rejected(bench):
-    root = bench({**EVAL, "shared.ts": "export const title = 'x'\n",
-                  "benchmark.config.ts": 'import { title } from "./shared"\nexport default { protocolVersion: 1 }\n'})
+    root = bench(
+        {
+            **EVAL,
+            "shared.ts": "export const title = 'x'\n",
+            "benchmark.config.ts": 'import { title } from "./shared"\nexport default { protocolVersion: 1 }\n',
+        }
+    )
     expect_error(root, "config-not-static", "benchmark.config.ts", message="imports values", line=1)
 
 
@@ -153,49 +183,71 @@ def test_evals_must_be_an_array(bench):
 
 
 def test_empty_and_omitted_tools_arrays_are_valid(bench):
-    root = bench({**EVAL, "benchmark.config.ts": 'export default { protocolVersion: 1, evals: ["evals/answer.ts"], tools: [] }\n'})
+    root = bench(
+        {
+            **EVAL,
+            "benchmark.config.ts": 'export default { protocolVersion: 1, evals: ["evals/answer.ts"], tools: [] }\n',
+        }
+    )
     cases, manifest = build_ok(root)
     assert cases == [answer_case()] and manifest["tools"] == []
 
 
 def test_explicit_evals_define_release_order_and_boundary(bench):
-    root = bench({
-        "evals/b.ts": one_case("b"), "evals/a.ts": one_case("a"), "evals/unlisted.ts": one_case("unlisted"),
-        "benchmark.config.ts": 'export default { protocolVersion: 1, evals: ["evals/b.ts", "./evals/a.ts"] }\n',
-    })
+    root = bench(
+        {
+            "evals/b.ts": one_case("b"),
+            "evals/a.ts": one_case("a"),
+            "evals/unlisted.ts": one_case("unlisted"),
+            "benchmark.config.ts": 'export default { protocolVersion: 1, evals: ["evals/b.ts", "./evals/a.ts"] }\n',
+        }
+    )
     cases, manifest = build_ok(root)
     assert [c["id"] for c in cases] == ["b", "a"]
     assert [e["module"] for e in manifest["evals"]] == ["evals/b.ts", "evals/a.ts"]
 
 
-@pytest.mark.parametrize("path, code", [
-    pytest.param("/abs/evals/answer.ts", "config-path", id="absolute"),
-    pytest.param("evals\\\\answer.ts", "config-path", id="backslash"),
-    pytest.param("../outside/answer.ts", "config-path", id="dotdot-leaves-root"),
-    pytest.param("evals/answer.json", "config-path", id="wrong-extension"),
-    pytest.param("evals/missing.ts", "config-path-missing", id="missing"),
-])
+@pytest.mark.parametrize(
+    "path, code",
+    [
+        pytest.param("/abs/evals/answer.ts", "config-path", id="absolute"),
+        pytest.param("evals\\\\answer.ts", "config-path", id="backslash"),
+        pytest.param("../outside/answer.ts", "config-path", id="dotdot-leaves-root"),
+        pytest.param("evals/answer.json", "config-path", id="wrong-extension"),
+        pytest.param("evals/missing.ts", "config-path-missing", id="missing"),
+    ],
+)
 def test_bad_config_paths(bench, path, code):
     root = bench({**EVAL, "benchmark.config.ts": f'export default {{ protocolVersion: 1, evals: ["{path}"] }}\n'})
     expect_error(root, code, "benchmark.config.ts", line=1)
 
 
 def test_dotdot_that_stays_inside_root_is_fine(bench):
-    root = bench({**EVAL, "benchmark.config.ts": 'export default { protocolVersion: 1, evals: ["evals/../evals/answer.ts"] }\n'})
+    root = bench(
+        {**EVAL, "benchmark.config.ts": 'export default { protocolVersion: 1, evals: ["evals/../evals/answer.ts"] }\n'}
+    )
     assert build_ok(root)[0] == [answer_case()]
 
 
 def test_duplicate_config_paths_are_rejected(bench):
-    root = bench({**EVAL, "benchmark.config.ts":
-                  'export default { protocolVersion: 1, evals: ["evals/answer.ts", "./evals/answer.ts"] }\n'})
+    root = bench(
+        {
+            **EVAL,
+            "benchmark.config.ts": 'export default { protocolVersion: 1, evals: ["evals/answer.ts", "./evals/answer.ts"] }\n',
+        }
+    )
     expect_error(root, "config-path-duplicate", "benchmark.config.ts", line=1)
 
 
 def test_symlink_resolving_outside_root_is_rejected(bench, tmp_path):
     outside = tmp_path / "elsewhere.ts"
     outside.write_text(one_case("elsewhere"))
-    root = bench({**EVAL, "benchmark.config.ts":
-                  'export default { protocolVersion: 1, evals: ["evals/answer.ts", "evals/link.ts"] }\n'})
+    root = bench(
+        {
+            **EVAL,
+            "benchmark.config.ts": 'export default { protocolVersion: 1, evals: ["evals/answer.ts", "evals/link.ts"] }\n',
+        }
+    )
     os.symlink(outside, root / "evals" / "link.ts")
     expect_error(root, "config-path", "benchmark.config.ts", message="symlink")
 
@@ -203,12 +255,15 @@ def test_symlink_resolving_outside_root_is_rejected(bench, tmp_path):
 def test_paths_are_relative_to_the_config_directory_in_a_monorepo(tmp_path):
     from tests.conftest import write_tree
 
-    repo = write_tree(tmp_path / "repo", {
-        "pants.toml": "",
-        "evals/other.ts": one_case("other"),  # beside the repository root, not the benchmark
-        "benchmarks/support/benchmark.config.ts": 'export default { protocolVersion: 1, evals: ["evals/answer.ts"] }\n',
-        "benchmarks/support/evals/answer.ts": one_case(),
-    })
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "pants.toml": "",
+            "evals/other.ts": one_case("other"),  # beside the repository root, not the benchmark
+            "benchmarks/support/benchmark.config.ts": 'export default { protocolVersion: 1, evals: ["evals/answer.ts"] }\n',
+            "benchmarks/support/evals/answer.ts": one_case(),
+        },
+    )
     # Pointing at the config file selects its directory as the benchmark root.
     cases, manifest = build_ok(repo / "benchmarks/support/benchmark.config.ts", tmp_path / "out")
     assert cases == [answer_case()]

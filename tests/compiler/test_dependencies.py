@@ -21,8 +21,10 @@ def test_locked_dependencies_are_recorded_and_shipped_with_run_time_bundles(benc
     out = root.parent / f"{root.name}-release"
     deps = manifest["dependencies"]
     assert deps["locked"] is True and deps["lockfile"] == "package-lock.json"
-    assert deps["sha256"] == {"package.json": sha((SUPPORT / "package.json").read_bytes()),
-                              "package-lock.json": sha((SUPPORT / "package-lock.json").read_bytes())}
+    assert deps["sha256"] == {
+        "package.json": sha((SUPPORT / "package.json").read_bytes()),
+        "package-lock.json": sha((SUPPORT / "package-lock.json").read_bytes()),
+    }
     assert (out / "package.json").read_bytes() == (SUPPORT / "package.json").read_bytes()
     assert (out / "package-lock.json").read_bytes() == (SUPPORT / "package-lock.json").read_bytes()
     assert {"package.json", "package-lock.json"} <= set(manifest["inputs"])
@@ -39,8 +41,12 @@ def test_dependencies_without_run_time_bundles_are_not_shipped(bench):
 
 
 def test_unlocked_dependencies_install_and_warn(bench):
-    root = bench({"package.json": '{"name": "unlocked-bench", "private": true}\n',
-                  "evals/e.ts": 'export default { id: "e", prompt: "p", evaluate: ({ output }) => output.length > 0 }\n'})
+    root = bench(
+        {
+            "package.json": '{"name": "unlocked-bench", "private": true}\n',
+            "evals/e.ts": 'export default { id: "e", prompt: "p", evaluate: ({ output }) => output.length > 0 }\n',
+        }
+    )
     result_cases, manifest = build_ok(root)
     assert manifest["dependencies"]["locked"] is False and manifest["dependencies"]["lockfile"] is None
     assert any("dependencies-unlocked" in w for w in manifest["warnings"])
@@ -49,13 +55,16 @@ def test_unlocked_dependencies_install_and_warn(bench):
 
 
 def test_package_json_is_found_up_to_the_repository_root(tmp_path):
-    repo = write_tree(tmp_path / "repo", {
-        "pants.toml": "",
-        "package.json": (SUPPORT / "package.json").read_text(),
-        "package-lock.json": (SUPPORT / "package-lock.json").read_text(),
-        "benchmarks/b/evals/e.ts": one_case("e", tools='["lookup"]'),
-        "benchmarks/b/tools/t.ts": tool_module("lookup"),
-    })
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "pants.toml": "",
+            "package.json": (SUPPORT / "package.json").read_text(),
+            "package-lock.json": (SUPPORT / "package-lock.json").read_text(),
+            "benchmarks/b/evals/e.ts": one_case("e", tools='["lookup"]'),
+            "benchmarks/b/tools/t.ts": tool_module("lookup"),
+        },
+    )
     _, manifest = build_ok(repo / "benchmarks/b", tmp_path / "out")
     assert manifest["dependencies"]["locked"] is True
     assert [t["name"] for t in manifest["tools"]] == ["lookup"]

@@ -15,17 +15,34 @@ def module(body: str) -> dict:
 
 
 def test_prompt_plus_evaluate_is_one_case_whose_id_is_the_eval_id(bench):
-    root = bench(module('{ id: "refunds", title: "Refund policy", description: "Checks policy.", '
-                        'systemPrompt: "Answer briefly.", prompt: "What is the window?", '
-                        'evaluate: { kind: "contains", expected: "30 days" } }'))
-    assert build_ok(root)[0] == [case("refunds", "refunds", "Refund policy", "What is the window?",
-                                      {"kind": "contains", "expected": "30 days"}, description="Checks policy.",
-                                      systemPrompt="Answer briefly.", source=SRC)]
+    root = bench(
+        module(
+            '{ id: "refunds", title: "Refund policy", description: "Checks policy.", '
+            'systemPrompt: "Answer briefly.", prompt: "What is the window?", '
+            'evaluate: { kind: "contains", expected: "30 days" } }'
+        )
+    )
+    assert build_ok(root)[0] == [
+        case(
+            "refunds",
+            "refunds",
+            "Refund policy",
+            "What is the window?",
+            {"kind": "contains", "expected": "30 days"},
+            description="Checks policy.",
+            systemPrompt="Answer briefly.",
+            source=SRC,
+        )
+    ]
 
 
 def test_inline_cases_shape(bench):
-    root = bench(module('{ id: "e", evaluate: { kind: "non_empty" }, cases: [{ id: "e.one", prompt: "One" }, '
-                        '{ id: "e.two", prompt: "Two" }] }'))
+    root = bench(
+        module(
+            '{ id: "e", evaluate: { kind: "non_empty" }, cases: [{ id: "e.one", prompt: "One" }, '
+            '{ id: "e.two", prompt: "Two" }] }'
+        )
+    )
     assert build_ok(root)[0] == [
         case("e.one", "e", "e — e.one", "One", {"kind": "non_empty"}, source=SRC),
         case("e.two", "e", "e — e.two", "Two", {"kind": "non_empty"}, source=SRC),
@@ -99,13 +116,18 @@ def test_default_export_must_be_an_object(bench):
 
 
 def test_module_level_custom_evaluate_function_is_allowed(bench, tmp_path):
-    root = bench({"evals/e.ts": 'export default {\n  id: "e",\n  cases: [{ id: "e.a", prompt: "A", data: { want: 1 } }],\n'
-                                '  evaluate: ({ output, caseData }) => output.includes(String(caseData.want)),\n}\n'})
+    root = bench(
+        {
+            "evals/e.ts": 'export default {\n  id: "e",\n  cases: [{ id: "e.a", prompt: "A", data: { want: 1 } }],\n'
+            '  evaluate: ({ output, caseData }) => output.includes(String(caseData.want)),\n}\n'
+        }
+    )
     cases, manifest = build_ok(root)
     [entry] = manifest["evals"]
     assert entry["bundle"].startswith("modules/") and entry["evaluatorKinds"] == ["custom"]
-    assert cases == [case("e.a", "e", "e — e.a", "A", {"kind": "custom", "module": entry["bundle"]},
-                          data={"want": 1}, source=SRC)]
+    assert cases == [
+        case("e.a", "e", "e — e.a", "A", {"kind": "custom", "module": entry["bundle"]}, data={"want": 1}, source=SRC)
+    ]
 
 
 def test_one_case_eval_with_custom_evaluate_function(bench):
@@ -115,17 +137,24 @@ def test_one_case_eval_with_custom_evaluate_function(bench):
 
 
 def test_per_case_evaluator_functions_are_not_supported(bench):
-    root = bench(module('{ id: "e", evaluate: { kind: "non_empty" },\n'
-                        '  cases: [{ id: "c", prompt: "p", evaluate: (x) => true }] }'))
+    root = bench(
+        module(
+            '{ id: "e", evaluate: { kind: "non_empty" },\n'
+            '  cases: [{ id: "c", prompt: "p", evaluate: (x) => true }] }'
+        )
+    )
     diag = expect_error(root, "case-evaluate-function", "evals/e.ts")
     assert "per-case evaluator functions are not supported" in diag["message"]
     assert diag["message"].startswith("cases[0].evaluate:")
 
 
-@pytest.mark.parametrize("where, path", [
-    ('cases: [{ id: "c", prompt: "p", data: { check: () => 1 } }]', "cases[0].data.check"),
-    ('prompt: "p", title: () => "x"', "title"),
-])
+@pytest.mark.parametrize(
+    "where, path",
+    [
+        ('cases: [{ id: "c", prompt: "p", data: { check: () => 1 } }]', "cases[0].data.check"),
+        ('prompt: "p", title: () => "x"', "title"),
+    ],
+)
 def test_functions_elsewhere_are_rejected(bench, where, path):
     root = bench(module(f'{{ id: "e", evaluate: {{ kind: "non_empty" }}, {where} }}'))
     diag = expect_error(root, "function-not-allowed", "evals/e.ts")
@@ -133,15 +162,19 @@ def test_functions_elsewhere_are_rejected(bench, where, path):
 
 
 def test_local_imports_are_bundled(bench):
-    root = bench({
-        "lib/prompts.ts": 'export const PROMPTS: string[] = ["One", "Two"]\n',
-        "evals/e.ts": 'import { PROMPTS } from "../lib/prompts"\n'
-                      'export default { id: "e", evaluate: { kind: "non_empty" },\n'
-                      '  cases: PROMPTS.map((prompt, i) => ({ id: `e.${i}`, prompt })) }\n',
-    })
+    root = bench(
+        {
+            "lib/prompts.ts": 'export const PROMPTS: string[] = ["One", "Two"]\n',
+            "evals/e.ts": 'import { PROMPTS } from "../lib/prompts"\n'
+            'export default { id: "e", evaluate: { kind: "non_empty" },\n'
+            '  cases: PROMPTS.map((prompt, i) => ({ id: `e.${i}`, prompt })) }\n',
+        }
+    )
     cases, manifest = build_ok(root)
-    assert cases == [case("e.0", "e", "e — e.0", "One", {"kind": "non_empty"}, source=SRC),
-                     case("e.1", "e", "e — e.1", "Two", {"kind": "non_empty"}, source=SRC)]
+    assert cases == [
+        case("e.0", "e", "e — e.0", "One", {"kind": "non_empty"}, source=SRC),
+        case("e.1", "e", "e — e.1", "Two", {"kind": "non_empty"}, source=SRC),
+    ]
     assert set(manifest["inputs"]) == {"evals/e.ts", "lib/prompts.ts"}
     assert manifest["counts"]["modules"] == 0  # declarative evals need no bundle at run time
 
@@ -153,19 +186,30 @@ def test_esbuild_errors_are_diagnostics_with_line_and_col(bench):
 
 
 def test_unresolvable_local_import_is_a_bundle_error(bench):
-    root = bench({"evals/e.ts": 'import { X } from "./missing"\nexport default { id: "e", prompt: X, evaluate: { kind: "non_empty" } }\n'})
+    root = bench(
+        {
+            "evals/e.ts": 'import { X } from "./missing"\nexport default { id: "e", prompt: X, evaluate: { kind: "non_empty" } }\n'
+        }
+    )
     expect_error(root, "bundle", "evals/e.ts", line=1)
 
 
 def test_module_that_throws_on_import_is_reported(bench):
-    root = bench({"evals/e.ts": 'throw new Error("boom")\nexport default { id: "e", prompt: "p", evaluate: { kind: "non_empty" } }\n'})
+    root = bench(
+        {
+            "evals/e.ts": 'throw new Error("boom")\nexport default { id: "e", prompt: "p", evaluate: { kind: "non_empty" } }\n'
+        }
+    )
     expect_error(root, "module-import", "evals/e.ts", message="boom")
 
 
 def test_inspection_is_sandboxed_no_file_writes(bench, tmp_path):
     target = tmp_path / "written"
-    root = bench({"evals/e.ts": f'import {{ writeFileSync }} from "node:fs"\nwriteFileSync({str(target)!r}, "x")\n'
-                                'export default { id: "e", prompt: "p", evaluate: { kind: "non_empty" } }\n'})
+    root = bench(
+        {
+            "evals/e.ts": f'import {{ writeFileSync }} from "node:fs"\nwriteFileSync({str(target)!r}, "x")\n'
+            'export default { id: "e", prompt: "p", evaluate: { kind: "non_empty" } }\n'
+        }
+    )
     expect_error(root, "module-import", "evals/e.ts")
     assert not target.exists()
-

@@ -30,16 +30,24 @@ def test_eval_id_must_be_a_string(bench):
 
 @pytest.mark.parametrize("case_id", VALID_IDS)
 def test_valid_case_ids(bench, case_id):
-    root = bench({"evals/e.ts": f'export default {{ id: "e", evaluate: {{ kind: "non_empty" }}, '
-                                f'cases: [{{ id: "{case_id}", prompt: "p" }}] }}\n'})
+    root = bench(
+        {
+            "evals/e.ts": f'export default {{ id: "e", evaluate: {{ kind: "non_empty" }}, '
+            f'cases: [{{ id: "{case_id}", prompt: "p" }}] }}\n'
+        }
+    )
     [compiled] = build_ok(root)[0]
     assert compiled["id"] == case_id
 
 
 @pytest.mark.parametrize("case_id", INVALID_IDS)
 def test_invalid_case_ids(bench, case_id):
-    root = bench({"evals/e.ts": f'export default {{ id: "e", evaluate: {{ kind: "non_empty" }},\n'
-                                f'  cases: [{{ id: "ok", prompt: "p" }}, {{ id: "{case_id}", prompt: "p" }}] }}\n'})
+    root = bench(
+        {
+            "evals/e.ts": f'export default {{ id: "e", evaluate: {{ kind: "non_empty" }},\n'
+            f'  cases: [{{ id: "ok", prompt: "p" }}, {{ id: "{case_id}", prompt: "p" }}] }}\n'
+        }
+    )
     diag = expect_error(root, "case-id", "evals/e.ts")
     assert diag["message"].startswith("cases[1].id:")
 

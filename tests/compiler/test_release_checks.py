@@ -28,9 +28,13 @@ def test_duplicate_case_id_within_one_eval(bench):
 
 
 def test_duplicate_case_id_between_inline_and_jsonl_names_file_and_line(bench):
-    root = bench({"evals/a.ts": inline("a", "shared"),
-                  "evals/b.ts": 'export default { id: "b", evaluate: { kind: "non_empty" }, cases: "./b.jsonl" }\n',
-                  "evals/b.jsonl": '{"id": "b.1", "prompt": "p"}\n{"id": "shared", "prompt": "p"}\n'})
+    root = bench(
+        {
+            "evals/a.ts": inline("a", "shared"),
+            "evals/b.ts": 'export default { id: "b", evaluate: { kind: "non_empty" }, cases: "./b.jsonl" }\n',
+            "evals/b.jsonl": '{"id": "b.1", "prompt": "p"}\n{"id": "shared", "prompt": "p"}\n',
+        }
+    )
     diag = expect_error(root, "duplicate-case-id", "evals/b.jsonl", message="'shared'", line=2)
     assert "evals/a.ts:2" in diag["message"]
 
@@ -52,39 +56,56 @@ def jsonl_lines(count: int) -> str:
 
 
 def test_25000_cases_are_allowed(bench):
-    root = bench({"evals/big.ts": 'export default { id: "big", evaluate: { kind: "non_empty" }, cases: "./big.jsonl" }\n',
-                  "evals/big.jsonl": jsonl_lines(25_000)})
+    root = bench(
+        {
+            "evals/big.ts": 'export default { id: "big", evaluate: { kind: "non_empty" }, cases: "./big.jsonl" }\n',
+            "evals/big.jsonl": jsonl_lines(25_000),
+        }
+    )
     cases, manifest = build_ok(root)
     assert len(cases) == 25_000 and manifest["counts"]["cases"] == 25_000
     assert cases[-1]["id"] == "c24999" and cases[-1]["source"]["line"] == 25_000
 
 
 def test_more_than_25000_cases_is_an_error(bench):
-    root = bench({"evals/big.ts": 'export default { id: "big", evaluate: { kind: "non_empty" }, cases: "./big.jsonl" }\n',
-                  "evals/one.ts": one_case("one"),
-                  "evals/big.jsonl": jsonl_lines(25_000),
-                  "benchmark.config.ts": "export default { protocolVersion: 1 }\n"})
+    root = bench(
+        {
+            "evals/big.ts": 'export default { id: "big", evaluate: { kind: "non_empty" }, cases: "./big.jsonl" }\n',
+            "evals/one.ts": one_case("one"),
+            "evals/big.jsonl": jsonl_lines(25_000),
+            "benchmark.config.ts": "export default { protocolVersion: 1 }\n",
+        }
+    )
     diag = expect_error(root, "too-many-cases", "benchmark.config.ts")
     assert "25001" in diag["message"].replace(",", "")
 
 
 def test_more_than_25000_cases_without_config(bench):
-    root = bench({"evals/big.ts": 'export default { id: "big", evaluate: { kind: "non_empty" }, cases: "./big.jsonl" }\n',
-                  "evals/big.jsonl": jsonl_lines(25_001)})
+    root = bench(
+        {
+            "evals/big.ts": 'export default { id: "big", evaluate: { kind: "non_empty" }, cases: "./big.jsonl" }\n',
+            "evals/big.jsonl": jsonl_lines(25_001),
+        }
+    )
     expect_error(root, "too-many-cases", None)
 
 
 def test_all_problems_are_reported_in_one_run_sorted_by_path(bench):
-    root = bench({
-        "evals/z.ts": 'export default { id: "Z", prompt: "p", evaluate: { kind: "non_empty" } }\n',
-        "evals/a.ts": 'export default { id: "a", prompt: "", evaluate: { kind: "exact" } }\n',
-        "evals/m.ts": 'export default { id: "m", evaluate: { kind: "contains" }, cases: "./m.csv" }\n',
-        "evals/m.csv": "id,prompt,expected\nm.1,p,\n",
-    })
+    root = bench(
+        {
+            "evals/z.ts": 'export default { id: "Z", prompt: "p", evaluate: { kind: "non_empty" } }\n',
+            "evals/a.ts": 'export default { id: "a", prompt: "", evaluate: { kind: "exact" } }\n',
+            "evals/m.ts": 'export default { id: "m", evaluate: { kind: "contains" }, cases: "./m.csv" }\n',
+            "evals/m.csv": "id,prompt,expected\nm.1,p,\n",
+        }
+    )
     errors = build_fail(root)
     assert [(d["file"], d["code"]) for d in errors] == [
-        ("evals/a.ts", "case-prompt"), ("evals/a.ts", "evaluator-missing-expected"),
-        ("evals/m.csv", "csv-expected"), ("evals/z.ts", "eval-id")]
+        ("evals/a.ts", "case-prompt"),
+        ("evals/a.ts", "evaluator-missing-expected"),
+        ("evals/m.csv", "csv-expected"),
+        ("evals/z.ts", "eval-id"),
+    ]
 
 
 def test_text_diagnostics_format_and_summary(bench, tmp_path):

@@ -13,17 +13,26 @@ import orjson
 from tests.compiler.helpers import build_ok, one_case, tool_module, with_deps
 from tests.conftest import run_cli
 
-EVAL = ('export default { id: "refunds", title: "Refund policy", description: "D", tools: ["lookup"],\n'
-        '  evaluate: { kind: "contains", expected: "30 days" },\n'
-        '  cases: [{ id: "refunds.a", prompt: "A" }, { id: "refunds.b", prompt: "B", evaluate: { kind: "exact", expected: "x" } }] }\n')
+EVAL = (
+    'export default { id: "refunds", title: "Refund policy", description: "D", tools: ["lookup"],\n'
+    '  evaluate: { kind: "contains", expected: "30 days" },\n'
+    '  cases: [{ id: "refunds.a", prompt: "A" }, { id: "refunds.b", prompt: "B", evaluate: { kind: "exact", expected: "x" } }] }\n'
+)
 CUSTOM = 'export default { id: "custom", prompt: "p", evaluate: ({ output }) => output === "ok" }\n'
 
 
 def full_bench(bench, name="bench"):
-    return bench(with_deps({
-        "benchmark.config.ts": 'export default { protocolVersion: 1, title: "Support", version: "1.0.0" }\n',
-        "evals/refunds.ts": EVAL, "evals/custom.ts": CUSTOM, "tools/t.ts": tool_module("lookup"),
-    }), name=name)
+    return bench(
+        with_deps(
+            {
+                "benchmark.config.ts": 'export default { protocolVersion: 1, title: "Support", version: "1.0.0" }\n',
+                "evals/refunds.ts": EVAL,
+                "evals/custom.ts": CUSTOM,
+                "tools/t.ts": tool_module("lookup"),
+            }
+        ),
+        name=name,
+    )
 
 
 def test_release_layout_and_manifest(bench, tmp_path):
@@ -40,10 +49,18 @@ def test_release_layout_and_manifest(bench, tmp_path):
     assert (manifest["title"], manifest["version"]) == ("Support", "1.0.0")
     assert manifest["counts"] == {"evals": 2, "cases": 3, "tools": 1, "modules": 2}
     assert manifest["compiler"]["name"] == "trunchbull" and manifest["compiler"]["version"]
-    assert manifest["files"] == {n: hashlib.sha256((out / n).read_bytes()).hexdigest() for n in names if n != "release.json"}
+    assert manifest["files"] == {
+        n: hashlib.sha256((out / n).read_bytes()).hexdigest() for n in names if n != "release.json"
+    }
     assert manifest["digest"].startswith("sha256:")
-    assert set(manifest["inputs"]) == {"benchmark.config.ts", "evals/custom.ts", "evals/refunds.ts", "tools/t.ts",
-                                       "package.json", "package-lock.json"}
+    assert set(manifest["inputs"]) == {
+        "benchmark.config.ts",
+        "evals/custom.ts",
+        "evals/refunds.ts",
+        "tools/t.ts",
+        "package.json",
+        "package-lock.json",
+    }
     assert manifest["inputs"]["evals/refunds.ts"] == hashlib.sha256(EVAL.encode()).hexdigest()
     custom_entry, refunds_entry = manifest["evals"]  # discovery order: custom.ts < refunds.ts
     assert refunds_entry["id"] == "refunds" and refunds_entry["title"] == "Refund policy"
@@ -125,18 +142,28 @@ def test_inspect_summarizes_evals_cases_tools_kinds(bench, tmp_path):
     assert summary["title"] == "Support" and summary["counts"]["cases"] == 3
     assert summary["tools"] == ["lookup"]
     assert [(e["id"], e["caseCount"], e["evaluatorKinds"]) for e in summary["evals"]] == [
-        ("custom", 1, ["custom"]), ("refunds", 2, ["contains", "exact"])]
+        ("custom", 1, ["custom"]),
+        ("refunds", 2, ["contains", "exact"]),
+    ]
     text = run_cli("inspect", out)
     assert text.code == 0 and "Support 1.0.0" in text.stdout and "lookup" in text.stdout
 
 
 def test_diff_reports_added_removed_changed_cases_and_tools(bench, tmp_path):
-    root = bench(with_deps({"evals/e.ts": 'export default { id: "e", evaluate: { kind: "non_empty" },\n'
-                                          '  cases: [{ id: "keep", prompt: "p" }, { id: "gone", prompt: "p" }, { id: "edit", prompt: "old" }] }\n',
-                            "tools/t.ts": tool_module("old_tool")}))
+    root = bench(
+        with_deps(
+            {
+                "evals/e.ts": 'export default { id: "e", evaluate: { kind: "non_empty" },\n'
+                '  cases: [{ id: "keep", prompt: "p" }, { id: "gone", prompt: "p" }, { id: "edit", prompt: "old" }] }\n',
+                "tools/t.ts": tool_module("old_tool"),
+            }
+        )
+    )
     build_ok(root, tmp_path / "a")
-    (root / "evals/e.ts").write_text('export default { id: "e", evaluate: { kind: "non_empty" },\n'
-                                     '  cases: [{ id: "keep", prompt: "p" }, { id: "edit", prompt: "new" }, { id: "new", prompt: "p" }] }\n')
+    (root / "evals/e.ts").write_text(
+        'export default { id: "e", evaluate: { kind: "non_empty" },\n'
+        '  cases: [{ id: "keep", prompt: "p" }, { id: "edit", prompt: "new" }, { id: "new", prompt: "p" }] }\n'
+    )
     (root / "tools/t.ts").write_text(tool_module("new_tool"))
     build_ok(root, tmp_path / "b")
     result = run_cli("diff", tmp_path / "a", tmp_path / "b", "--json")

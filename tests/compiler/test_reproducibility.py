@@ -13,25 +13,27 @@ FILES = {
     "benchmark.config.ts": 'export default { protocolVersion: 1, version: "1.0.0" }\n',
     "lib/prompts.ts": 'export const SYSTEM = "Answer briefly."\n',
     "evals/refunds.ts": 'import { SYSTEM } from "../lib/prompts"\n'
-                        'export default { id: "refunds", title: "Refund policy", systemPrompt: SYSTEM, tools: ["lookup_policy"],\n'
-                        '  evaluate: { kind: "contains", expected: "30 days" },\n'
-                        '  cases: [{ id: "refunds.standard", prompt: "What is the window?", data: { n: 1 } }] }\n',
+    'export default { id: "refunds", title: "Refund policy", systemPrompt: SYSTEM, tools: ["lookup_policy"],\n'
+    '  evaluate: { kind: "contains", expected: "30 days" },\n'
+    '  cases: [{ id: "refunds.standard", prompt: "What is the window?", data: { n: 1 } }] }\n',
     "evals/custom.ts": 'import { SYSTEM } from "../lib/prompts"\n'
-                       'export default { id: "custom", prompt: "p", systemPrompt: SYSTEM,\n'
-                       '  evaluate: ({ output }) => ({ passed: output.includes("ok"), score: 1 }) }\n',
+    'export default { id: "custom", prompt: "p", systemPrompt: SYSTEM,\n'
+    '  evaluate: ({ output }) => ({ passed: output.includes("ok"), score: 1 }) }\n',
     "evals/qa.ts": 'export default { id: "qa", evaluate: { kind: "exact" }, cases: "./qa.csv" }\n',
     "evals/qa.csv": "id,prompt,expected\nqa.1,Two plus two?,4\nqa.2,\"Quoted, with comma\",x\n",
     "evals/lines.ts": 'export default { id: "lines", cases: "./lines.jsonl" }\n',
     "evals/lines.jsonl": '{"id": "lines.1", "prompt": "p", "evaluate": {"kind": "gsm8k", "expected": 41}}\n',
     "tools/support.ts": 'import { tool } from "ai"\nimport { z } from "zod"\n'
-                        'export const tools = {\n  lookup_policy: tool({ description: "Look up a policy.",\n'
-                        '    inputSchema: z.object({ topic: z.string() }), execute: async ({ topic }) => ({ topic }) }),\n}\n',
+    'export const tools = {\n  lookup_policy: tool({ description: "Look up a policy.",\n'
+    '    inputSchema: z.object({ topic: z.string() }), execute: async ({ topic }) => ({ topic }) }),\n}\n',
 }
 
 
 def snapshot(release: Path) -> dict[str, tuple[bytes, int]]:
-    return {p.relative_to(release).as_posix(): (p.read_bytes() if p.is_file() else b"", p.stat().st_mode)
-            for p in sorted(release.rglob("*"))}
+    return {
+        p.relative_to(release).as_posix(): (p.read_bytes() if p.is_file() else b"", p.stat().st_mode)
+        for p in sorted(release.rglob("*"))
+    }
 
 
 def build(root: Path, out: Path) -> None:

@@ -25,8 +25,12 @@ import orjson
 
 REPO = Path(__file__).resolve().parents[2]
 DEADLINE_S = 150.0  # well past every internal deadline a trial can reach (bundling 120 s, inspection 60 s)
-EXIT_2_REASONS = ("path-unreadable", "installing dependencies", "trunchbull: error: the benchmark path",
-                  "is not a benchmark directory")
+EXIT_2_REASONS = (
+    "path-unreadable",
+    "installing dependencies",
+    "trunchbull: error: the benchmark path",
+    "is not a benchmark directory",
+)
 
 
 @dataclass
@@ -45,11 +49,23 @@ def run_cli(args: list[str], env: dict[str, str], cwd: Path | None = None) -> Tr
     with tempfile.TemporaryDirectory(prefix="trunchbull-fuzz-report-") as tmp:
         report = Path(tmp) / "report.json"
         command = [sys.executable, "-m", "trunchbull", *args]
-        proc = subprocess.run([sys.executable, "-m", "tests.fuzz.reaper", str(report), str(DEADLINE_S), "--", *command],
-                              capture_output=True, env=env, cwd=cwd or REPO, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [sys.executable, "-m", "tests.fuzz.reaper", str(report), str(DEADLINE_S), "--", *command],
+            capture_output=True,
+            env=env,
+            cwd=cwd or REPO,
+            stdin=subprocess.DEVNULL,
+        )
         data = orjson.loads(report.read_bytes())
-    return Trial(command, data["returncode"], proc.stdout, proc.stderr.decode(errors="replace"), data["hung"],
-                 data["seconds"], data["leftover"])
+    return Trial(
+        command,
+        data["returncode"],
+        proc.stdout,
+        proc.stderr.decode(errors="replace"),
+        data["hung"],
+        data["seconds"],
+        data["leftover"],
+    )
 
 
 def fuzz_env(cache: Path) -> dict[str, str]:

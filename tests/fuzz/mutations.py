@@ -48,12 +48,36 @@ HOSTILE_STATEMENTS = [
 
 # Values put in place of an authored literal.
 HOSTILE_VALUES = [
-    "undefined", "NaN", "-Infinity", "10n", 'Symbol("s")', "new Date(0)", "() => 1", "null", "[]", "{}",
-    '"\\ud800"', '"a\\u0000b"', '"x".repeat(1 << 20)', '"../../etc/passwd"', '"/etc/passwd"', '"./missing.jsonl"',
-    '"./x.csv"', '"' + "a" * 300 + '.jsonl"', "(() => { let v = 0; for (let i = 0; i < 100; i++) v = [v]; return v })()",
-    '{ get id() { throw new Error("getter") } }', "new Proxy({}, {})", "Object.create(null)", '["a", , "b"]',
-    "(() => { const o = {}; o.o = o; return o })()", '{ __proto__: { id: "x" } }', '{ ["__proto__"]: 1 }',
-    '"evals/\\udcff.ts"', "1e309", "-0", '"\\u2028"',
+    "undefined",
+    "NaN",
+    "-Infinity",
+    "10n",
+    'Symbol("s")',
+    "new Date(0)",
+    "() => 1",
+    "null",
+    "[]",
+    "{}",
+    '"\\ud800"',
+    '"a\\u0000b"',
+    '"x".repeat(1 << 20)',
+    '"../../etc/passwd"',
+    '"/etc/passwd"',
+    '"./missing.jsonl"',
+    '"./x.csv"',
+    '"' + "a" * 300 + '.jsonl"',
+    "(() => { let v = 0; for (let i = 0; i < 100; i++) v = [v]; return v })()",
+    '{ get id() { throw new Error("getter") } }',
+    "new Proxy({}, {})",
+    "Object.create(null)",
+    '["a", , "b"]',
+    "(() => { const o = {}; o.o = o; return o })()",
+    '{ __proto__: { id: "x" } }',
+    '{ ["__proto__"]: 1 }',
+    '"evals/\\udcff.ts"',
+    "1e309",
+    "-0",
+    '"\\u2028"',
 ]
 
 CONFIG_EDITS = [
@@ -71,12 +95,35 @@ CONFIG_EDITS = [
     "{ ...x }",
 ]
 
-SPECIAL_KINDS = ("fifo", "socket", "dir", "symlink-loop", "symlink-dangling", "symlink-devzero", "symlink-outside",
-                 "empty", "bad-utf8-name")
-SPECIAL_PLACES = ("evals/pipe.ts", "tools/pipe.ts", "evals/loop.ts", "tsconfig.json", "evals/tsconfig.json",
-                  "package.json", "benchmark.config.ts", "evals/capitals.csv", "evals/sentiment.jsonl",
-                  "evals/trivia/questions.tsv", "evals/trivia/transform.ts", "lib/prompts.ts", "evals/x.csv",
-                  "package-lock.json", "evals/refunds.ts", "tools/support.ts")
+SPECIAL_KINDS = (
+    "fifo",
+    "socket",
+    "dir",
+    "symlink-loop",
+    "symlink-dangling",
+    "symlink-devzero",
+    "symlink-outside",
+    "empty",
+    "bad-utf8-name",
+)
+SPECIAL_PLACES = (
+    "evals/pipe.ts",
+    "tools/pipe.ts",
+    "evals/loop.ts",
+    "tsconfig.json",
+    "evals/tsconfig.json",
+    "package.json",
+    "benchmark.config.ts",
+    "evals/capitals.csv",
+    "evals/sentiment.jsonl",
+    "evals/trivia/questions.tsv",
+    "evals/trivia/transform.ts",
+    "lib/prompts.ts",
+    "evals/x.csv",
+    "package-lock.json",
+    "evals/refunds.ts",
+    "tools/support.ts",
+)
 
 
 def _files(base: str) -> list[str]:
@@ -90,14 +137,21 @@ def mutation(base: str):
     modules = [f for f in files if f.endswith((".ts", ".mts", ".js", ".mjs"))]
     data = [f for f in files if f.endswith((".csv", ".jsonl", ".tsv", ".json"))]
     return st.one_of(
-        st.tuples(st.just("bytes"), st.sampled_from(files), st.integers(0, 4000),
-                  st.binary(min_size=0, max_size=8), st.integers(0, 8)),
+        st.tuples(
+            st.just("bytes"),
+            st.sampled_from(files),
+            st.integers(0, 4000),
+            st.binary(min_size=0, max_size=8),
+            st.integers(0, 8),
+        ),
         st.tuples(st.just("statement"), st.sampled_from(modules), st.sampled_from(HOSTILE_STATEMENTS)),
         st.tuples(st.just("value"), st.sampled_from(modules), st.integers(0, 50), st.sampled_from(HOSTILE_VALUES)),
         st.tuples(st.just("config"), st.sampled_from(CONFIG_EDITS)),
-        st.tuples(st.just("lines"), st.sampled_from(data or files), st.sampled_from(("truncate", "duplicate", "drop",
-                                                                                       "column", "quote", "blank",
-                                                                                       "crlf", "bom", "nul"))),
+        st.tuples(
+            st.just("lines"),
+            st.sampled_from(data or files),
+            st.sampled_from(("truncate", "duplicate", "drop", "column", "quote", "blank", "crlf", "bom", "nul")),
+        ),
         st.tuples(st.just("special"), st.sampled_from(SPECIAL_KINDS), st.sampled_from(SPECIAL_PLACES)),
     )
 
@@ -105,7 +159,8 @@ def mutation(base: str):
 def benchmark_case():
     """(base, [mutations]) — one to three mutations of one fixture benchmark."""
     return st.sampled_from(BASES).flatmap(
-        lambda base: st.tuples(st.just(base), st.lists(mutation(base), min_size=1, max_size=3)))
+        lambda base: st.tuples(st.just(base), st.lists(mutation(base), min_size=1, max_size=3))
+    )
 
 
 def copy_base(base: str, dest: Path) -> Path:
@@ -137,7 +192,7 @@ def apply(root: Path, change: tuple, sockets: list) -> None:
             return
         data = path.read_bytes()
         offset = min(offset, len(data))
-        path.write_bytes(data[:offset] + insert + data[offset + delete:])
+        path.write_bytes(data[:offset] + insert + data[offset + delete :])
     elif kind == "statement":
         _, name, statement = change
         path = root / name
@@ -153,7 +208,7 @@ def apply(root: Path, change: tuple, sockets: list) -> None:
         literals = list(zip(quotes[::2], quotes[1::2]))
         if literals:
             start, end = literals[index % len(literals)]
-            path.write_text(text[:start] + value + text[end + 1:])
+            path.write_text(text[:start] + value + text[end + 1 :])
     elif kind == "config":
         _replace_file(root / "benchmark.config.ts")
         (root / "benchmark.config.ts").write_text(f"export default {change[1]}\n")
@@ -215,24 +270,43 @@ def _special(root: Path, kind: str, place: str, sockets: list) -> None:
         path.write_bytes(b"")
     elif kind == "bad-utf8-name":
         os.makedirs(path.parent, exist_ok=True)
-        (path.parent / os.fsdecode(b"bad\xff\xfename.ts")).write_text('export default { id: "bad", prompt: "p", '
-                                                                       'evaluate: { kind: "non_empty" } }\n')
+        (path.parent / os.fsdecode(b"bad\xff\xfename.ts")).write_text(
+            'export default { id: "bad", prompt: "p", ' 'evaluate: { kind: "non_empty" } }\n'
+        )
 
 
 # ---------------------------------------------------------------- responses files
 
+
 def responses_mutation():
     return st.one_of(
         st.tuples(st.just("bytes"), st.integers(0, 400), st.binary(max_size=8), st.integers(0, 8)),
-        st.tuples(st.just("line"), st.integers(0, 5), st.sampled_from([
-            b"\xff\xfe invalid utf-8", b'{"caseId": "answer", "output": "4\x002"}', b"[1, 2, 3]", b'"just a string"',
-            b'{"caseId": "answer", "output": NaN}', b'{"caseId": "answer", "output": "x", "usage": {"t": Infinity}}',
-            b'{"caseId": "answer", "caseId": "answer", "output": "42"}', b'{"caseId": "answer", "output": "42"',
-            b"[" * 100_000 + b"]" * 100_000, b'{"caseId": "answer", "output": "' + b"x" * 5_000_000 + b'"}',
-            b"", b"   ", b"null", b'{"caseId": 1, "output": 2}', b'{"caseId": "ghost", "output": "x"}',
-            b'{"caseId": "answer", "output": "42", "toolCalls": [{"function": {"name": "x", "arguments": "{"}}]}',
-            b'{"caseId": "\\ud800", "output": "x"}', b'{"a":' * 10_000 + b"1" + b"}" * 10_000,
-        ])),
+        st.tuples(
+            st.just("line"),
+            st.integers(0, 5),
+            st.sampled_from(
+                [
+                    b"\xff\xfe invalid utf-8",
+                    b'{"caseId": "answer", "output": "4\x002"}',
+                    b"[1, 2, 3]",
+                    b'"just a string"',
+                    b'{"caseId": "answer", "output": NaN}',
+                    b'{"caseId": "answer", "output": "x", "usage": {"t": Infinity}}',
+                    b'{"caseId": "answer", "caseId": "answer", "output": "42"}',
+                    b'{"caseId": "answer", "output": "42"',
+                    b"[" * 100_000 + b"]" * 100_000,
+                    b'{"caseId": "answer", "output": "' + b"x" * 5_000_000 + b'"}',
+                    b"",
+                    b"   ",
+                    b"null",
+                    b'{"caseId": 1, "output": 2}',
+                    b'{"caseId": "ghost", "output": "x"}',
+                    b'{"caseId": "answer", "output": "42", "toolCalls": [{"function": {"name": "x", "arguments": "{"}}]}',
+                    b'{"caseId": "\\ud800", "output": "x"}',
+                    b'{"a":' * 10_000 + b"1" + b"}" * 10_000,
+                ]
+            ),
+        ),
         st.tuples(st.just("torn"), st.integers(1, 30)),
     )
 
@@ -242,7 +316,7 @@ def apply_responses(data: bytes, change: tuple) -> bytes:
     if kind == "bytes":
         _, offset, insert, delete = change
         offset = min(offset, len(data))
-        return data[:offset] + insert + data[offset + delete:]
+        return data[:offset] + insert + data[offset + delete :]
     if kind == "line":
         _, index, line = change
         lines = data.split(b"\n")

@@ -55,8 +55,9 @@ def fuzz_build(case: tuple) -> list[str]:
 def graded_release() -> Path:
     release = work_dir() / "graded-release"
     if not release.exists():
-        trial = run_cli(["build", str(Path(__file__).resolve().parents[2] / "examples" / "minimal"), "-o", str(release)],
-                        env())
+        trial = run_cli(
+            ["build", str(Path(__file__).resolve().parents[2] / "examples" / "minimal"), "-o", str(release)], env()
+        )
         assert trial.returncode == 0, trial.stderr
     return release
 
@@ -70,8 +71,9 @@ def fuzz_grade(changes: list) -> list[str]:
     with tempfile.TemporaryDirectory(dir=work_dir(), prefix="grade-") as tmp:
         responses = Path(tmp) / "responses.jsonl"
         responses.write_bytes(data)
-        trial = run_cli(["grade", str(release), str(responses), "-o", str(Path(tmp) / "results.jsonl"), "--json"],
-                        env())
+        trial = run_cli(
+            ["grade", str(release), str(responses), "-o", str(Path(tmp) / "results.jsonl"), "--json"], env()
+        )
     found = problems_of(trial)
     if trial.returncode == 2 and any(reason in trial.stderr for reason in GRADE_EXIT_2):
         found = [f for f in found if not f.startswith("exit 2")]

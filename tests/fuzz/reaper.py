@@ -39,7 +39,7 @@ def _describe(pid: int) -> dict:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
         stat_text = Path(f"/proc/{pid}/stat").read_text()
         state = stat_text.rsplit(")", 1)[1].split()[0]
-        name = stat_text[stat_text.index("(") + 1:stat_text.rindex(")")]
+        name = stat_text[stat_text.index("(") + 1 : stat_text.rindex(")")]
     except OSError:
         cmdline, state, name = "", "?", "?"
     return {"pid": pid, "name": name, "state": state, "cmdline": cmdline[:300]}
@@ -89,8 +89,9 @@ def main() -> int:
             break
         if pid == 0:
             time.sleep(0.01)
-    Path(report).write_text(json.dumps({"returncode": proc.returncode, "hung": hung, "seconds": seconds,
-                                        "leftover": leftover}))
+    Path(report).write_text(
+        json.dumps({"returncode": proc.returncode, "hung": hung, "seconds": seconds, "leftover": leftover})
+    )
     return 0
 
 

@@ -9,8 +9,15 @@ from hypothesis import HealthCheck, Phase, settings
 
 from tests.fuzz.properties import build_property, grade_property
 
-CI = settings(max_examples=40, derandomize=True, database=None, deadline=None, print_blob=True,
-              phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+CI = settings(
+    max_examples=40,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
 
 pytestmark = pytest.mark.fuzz
 

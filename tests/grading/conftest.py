@@ -26,7 +26,9 @@ class Run:
 def cli(*args: str | Path) -> Run:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO / "src")
-    proc = subprocess.run([sys.executable, "-m", "trunchbull", *map(str, args)], capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trunchbull", *map(str, args)], capture_output=True, text=True, env=env
+    )
     return Run(proc.returncode, proc.stdout, proc.stderr)
 
 
@@ -51,4 +53,5 @@ def built(tmp_path_factory):
             assert run.code == 0, run.stdout + run.stderr
             cache[name] = out
         return cache[name]
+
     return get

@@ -16,16 +16,38 @@ from trunchbull.evaluators.pool import pool_size
 from tests.grading.conftest import cli, read_jsonl, write_jsonl
 
 
-
 @pytest.fixture(scope="module")
 def graded(built, tmp_path_factory):
     release = built("custom")
     tmp = tmp_path_factory.mktemp("custom")
-    rows = [{"caseId": f"c.{mode}", "output": "ok", "finishReason": "tool-calls", "usage": {"inputTokens": 3, "outputTokens": 1},
-             "toolCalls": [{"type": "function", "function": {"name": "lookup", "arguments": "{\"q\": 1}"}},
-                           {"toolName": "broken", "input": "{nope"}]}
-            for mode in ["pass", "fail-score", "async", "echo", "throw", "loop", "hang", "string", "score-2", "nan",
-                         "function-details", "unknown-key", "exit", "write"]]
+    rows = [
+        {
+            "caseId": f"c.{mode}",
+            "output": "ok",
+            "finishReason": "tool-calls",
+            "usage": {"inputTokens": 3, "outputTokens": 1},
+            "toolCalls": [
+                {"type": "function", "function": {"name": "lookup", "arguments": "{\"q\": 1}"}},
+                {"toolName": "broken", "input": "{nope"},
+            ],
+        }
+        for mode in [
+            "pass",
+            "fail-score",
+            "async",
+            "echo",
+            "throw",
+            "loop",
+            "hang",
+            "string",
+            "score-2",
+            "nan",
+            "function-details",
+            "unknown-key",
+            "exit",
+            "write",
+        ]
+    ]
     rows.insert(0, {"caseId": "c.after", "output": "ok"})
     rows.append({"caseId": "plain", "output": "hi"})
     out = tmp / "results.jsonl"
@@ -48,7 +70,12 @@ def test_pass_fail_with_score_and_async(graded):
     _, results, _ = graded
     assert (results["c.pass"]["outcome"], results["c.pass"]["score"]) == ("pass", 1.0)
     fail = results["c.fail-score"]
-    assert (fail["outcome"], fail["score"], fail["message"], fail["details"]) == ("fail", 0.4, "partially right", {"got": "ok"})
+    assert (fail["outcome"], fail["score"], fail["message"], fail["details"]) == (
+        "fail",
+        0.4,
+        "partially right",
+        {"got": "ok"},
+    )
     assert (results["c.async"]["outcome"], results["c.async"]["message"]) == ("pass", "async ok")
     assert results["c.async"]["durationMs"] >= 15
     assert all(results[c]["evaluator"] == "custom" for c in results if c.startswith("c."))
@@ -66,17 +93,20 @@ def test_evaluator_receives_the_response(graded):
     ]
 
 
-@pytest.mark.parametrize("case, message", [
-    ("c.throw", "the evaluator threw Error: evaluator exploded"),
-    ("c.string", 'returned the string "yes"'),
-    ("c.score-2", "score = the number 2; score must be a number in [0, 1]"),
-    ("c.nan", "score = NaN"),
-    ("c.function-details", "details with a function at details.check"),
-    ("c.unknown-key", 'unknown key "pass"'),
-    ("c.exit", "the evaluator worker crashed: the process exited with code 7"),
-    ("c.write", "Access to this API has been restricted"),  # Node's permission model: no file writes
-    ("c.hang", "did not finish within the 5 s deadline"),
-])
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("c.throw", "the evaluator threw Error: evaluator exploded"),
+        ("c.string", 'returned the string "yes"'),
+        ("c.score-2", "score = the number 2; score must be a number in [0, 1]"),
+        ("c.nan", "score = NaN"),
+        ("c.function-details", "details with a function at details.check"),
+        ("c.unknown-key", 'unknown key "pass"'),
+        ("c.exit", "the evaluator worker crashed: the process exited with code 7"),
+        ("c.write", "Access to this API has been restricted"),  # Node's permission model: no file writes
+        ("c.hang", "did not finish within the 5 s deadline"),
+    ],
+)
 def test_errors_carry_the_reason(graded, case, message):
     _, results, _ = graded
     result = results[case]

@@ -27,10 +27,28 @@ def test_grades_every_case_in_release_order(built, tmp_path):
     assert run.code == 0, run.stderr
     results = read_jsonl(tmp_path / "results.jsonl")
     digest = orjson.loads((release / "release.json").read_bytes())["digest"]
-    assert [r["caseId"] for r in results] == ["k.non-empty", "k.exact", "k.contains", "k.bank", "k.gsm8k", "k.gsm8k-decimal", "more"]
+    assert [r["caseId"] for r in results] == [
+        "k.non-empty",
+        "k.exact",
+        "k.contains",
+        "k.bank",
+        "k.gsm8k",
+        "k.gsm8k-decimal",
+        "more",
+    ]
     assert [r["outcome"] for r in results] == ["pass", "pass", "pass", "fail", "pass", "pass", "fail"]
     for r in results:
-        assert set(r) == {"caseId", "evalId", "outcome", "score", "message", "details", "evaluator", "durationMs", "releaseDigest"}
+        assert set(r) == {
+            "caseId",
+            "evalId",
+            "outcome",
+            "score",
+            "message",
+            "details",
+            "evaluator",
+            "durationMs",
+            "releaseDigest",
+        }
         assert r["releaseDigest"] == digest
         assert r["message"]
         assert r["score"] == (1.0 if r["outcome"] == "pass" else 0.0)
@@ -89,8 +107,13 @@ def test_unusable_responses_report_every_problem_with_line_numbers(built, tmp_pa
     assert not out.exists()
     err = run.stderr
     assert f"{responses}:2:" in err and "error[response-json]" in err
-    assert f"{responses}:3: error[response-unknown-case]: unknown caseId 'k.exactt'" in err and "did you mean 'k.exact'?" in err
-    assert f"{responses}:4: error[response-duplicate]: duplicate response for case 'k.non-empty' (first at line 1)" in err
+    assert (
+        f"{responses}:3: error[response-unknown-case]: unknown caseId 'k.exactt'" in err
+        and "did you mean 'k.exact'?" in err
+    )
+    assert (
+        f"{responses}:4: error[response-duplicate]: duplicate response for case 'k.non-empty' (first at line 1)" in err
+    )
     assert f"{responses}:5: error[response-invalid]: a response must be a JSON object, found an array" in err
     assert f"{responses}:6: error[response-invalid]" in err and "output must be a string, found null" in err
     assert f"{responses}:7: error[response-invalid]" in err and "toolCalls must be an array" in err
@@ -143,12 +166,43 @@ def test_tar_release(tmp_path):
 def test_tool_call_syntax_against_the_release_schemas(built, tmp_path):
     release = built("tools")
     rows = [
-        {"caseId": "t.weather", "output": "", "finishReason": "tool-calls",
-         "toolCalls": [{"type": "tool-call", "toolCallId": "1", "toolName": "get_weather", "input": {"city": "Paris", "unit": "C"}}]},
-        {"caseId": "t.trip", "output": "", "toolCalls": [
-            {"id": "a", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
-            {"id": "b", "type": "function", "function": {"name": "book_hotel", "arguments": "{\"city\":\"Paris\",\"nights\":2,\"breakfast\":1}"}}]},
-        {"caseId": "t.weather-only", "output": "", "toolCalls": [{"toolName": "get_weather", "args": {"city": "Rome"}}]},
+        {
+            "caseId": "t.weather",
+            "output": "",
+            "finishReason": "tool-calls",
+            "toolCalls": [
+                {
+                    "type": "tool-call",
+                    "toolCallId": "1",
+                    "toolName": "get_weather",
+                    "input": {"city": "Paris", "unit": "C"},
+                }
+            ],
+        },
+        {
+            "caseId": "t.trip",
+            "output": "",
+            "toolCalls": [
+                {
+                    "id": "a",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"},
+                },
+                {
+                    "id": "b",
+                    "type": "function",
+                    "function": {
+                        "name": "book_hotel",
+                        "arguments": "{\"city\":\"Paris\",\"nights\":2,\"breakfast\":1}",
+                    },
+                },
+            ],
+        },
+        {
+            "caseId": "t.weather-only",
+            "output": "",
+            "toolCalls": [{"toolName": "get_weather", "args": {"city": "Rome"}}],
+        },
         {"caseId": "zodcheck", "output": "{\"answer\": 4}"},
     ]
     out = tmp_path / "results.jsonl"
@@ -157,7 +211,10 @@ def test_tool_call_syntax_against_the_release_schemas(built, tmp_path):
     results = {r["caseId"]: r for r in read_jsonl(out)}
     assert results["t.weather"]["outcome"] == "pass" and results["t.weather"]["details"] == {"plan": 1}
     assert results["t.trip"]["outcome"] == "fail"
-    assert "call 2 (book_hotel) does not match the tool's input schema: input.breakfast: 1 is not of type 'boolean'" in results["t.trip"]["message"]
+    assert (
+        "call 2 (book_hotel) does not match the tool's input schema: input.breakfast: 1 is not of type 'boolean'"
+        in results["t.trip"]["message"]
+    )
     assert results["t.weather-only"]["outcome"] == "pass"
     # a custom evaluator bundle importing zod from the release's dependencies
     assert results["zodcheck"]["outcome"] == "pass" and results["zodcheck"]["message"] == "valid"

@@ -23,21 +23,31 @@ def test_pass_at_k_unbiased_estimator_by_hand():
     # pass@3 = 1 - C(3,3)/C(5,3) = 1 - 1/10 = 0.9; pass@4 = pass@5 = 1 (C(3,4) = 0)
     assert pass_at_k([(5, 2)], 5) == {"1": 0.4, "2": 0.7, "3": 0.9, "4": 1.0, "5": 1.0}
     # averaged over cases; a case with fewer graded samples than k is left out of pass@k
-    assert pass_at_k([(3, 0), (3, 3), (2, 1)], 3) == {"1": pytest.approx((0 + 1 + 0.5) / 3, abs=1e-6),
-                                                       "2": pytest.approx((0 + 1 + 1) / 3, abs=1e-6), "3": 0.5}
+    assert pass_at_k([(3, 0), (3, 3), (2, 1)], 3) == {
+        "1": pytest.approx((0 + 1 + 0.5) / 3, abs=1e-6),
+        "2": pytest.approx((0 + 1 + 1) / 3, abs=1e-6),
+        "3": 0.5,
+    }
     assert pass_hat_k([(3, 3), (3, 2), (3, 0)], 3) == pytest.approx(1 / 3, abs=1e-6)
     assert pass_hat_k([(2, 2)], 3) is None
 
 
 def test_clustered_interval_over_case_means():
     # eval a: case x passes 2 of 2 repeats, y, z and v 1 of 2 (z also has an error, left out)
-    table = rows([
-        ("a", "x", "pass", 1.0), ("a", "x", "pass", 1.0),
-        ("a", "y", "pass", 1.0), ("a", "y", "fail", 0.0),
-        ("a", "z", "fail", 0.0), ("a", "z", "pass", 1.0), ("a", "z", "error", None),
-        ("a", "v", "fail", 0.0), ("a", "v", "pass", 1.0),
-        ("b", "w", "pass", 0.5),
-    ])
+    table = rows(
+        [
+            ("a", "x", "pass", 1.0),
+            ("a", "x", "pass", 1.0),
+            ("a", "y", "pass", 1.0),
+            ("a", "y", "fail", 0.0),
+            ("a", "z", "fail", 0.0),
+            ("a", "z", "pass", 1.0),
+            ("a", "z", "error", None),
+            ("a", "v", "fail", 0.0),
+            ("a", "v", "pass", 1.0),
+            ("b", "w", "pass", 0.5),
+        ]
+    )
     summary = summarize(MANIFEST, table, repeats=2)
     a = summary["evals"]["a"]
     assert (a["samples"], a["cases"], a["passed"], a["failed"], a["errors"]) == (9, 4, 5, 3, 1)

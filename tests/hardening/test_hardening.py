@@ -62,9 +62,11 @@ def test_special_files_never_block_and_name_their_path(tmp_path):
 def test_prototype_pollution_cannot_break_the_inspection(tmp_path):
     root = _copy("support", tmp_path / "bench")
     module = root / "evals" / "refunds.ts"
-    module.write_text('Object.defineProperty(Object.prototype, "toJSON", { value: function () { return "hijack" } })\n'
-                      'Object.defineProperty(Array.prototype, "0", { set(v) {}, configurable: true })\n'
-                      "JSON.stringify = () => '{\"ok\": false}'\n" + module.read_text())
+    module.write_text(
+        'Object.defineProperty(Object.prototype, "toJSON", { value: function () { return "hijack" } })\n'
+        'Object.defineProperty(Array.prototype, "0", { set(v) {}, configurable: true })\n'
+        "JSON.stringify = () => '{\"ok\": false}'\n" + module.read_text()
+    )
     trial, out = _build(root, tmp_path)
     assert check_build(trial, out) == [] and trial.returncode == 0, trial.stderr
     reference = tmp_path / "reference"
@@ -82,13 +84,17 @@ def test_an_os_error_on_a_user_path_is_a_diagnostic(tmp_path):
     trivia.write_text(trivia.read_text().replace('"./trivia/questions.tsv"', '"./' + "q" * (5 << 20) + '.tsv"'))
     os.symlink("loop.ts", root / "evals" / "loop.ts")
     (root / "benchmark.config.ts").write_text(
-        'export default { protocolVersion: 1, evals: ["evals/trivia.ts", "evals/loop.ts", "evals/capitals.ts"] }\n')
+        'export default { protocolVersion: 1, evals: ["evals/trivia.ts", "evals/loop.ts", "evals/capitals.ts"] }\n'
+    )
     (root / "evals" / "capitals.csv").unlink()
     (root / "evals" / "capitals.csv").mkdir()
     trial, out = _build(root, tmp_path)
     assert check_build(trial, out) == [] and trial.returncode == 1, trial.stderr
     errors = {d["code"]: d for d in _errors(trial)}
-    assert "too long" in errors["transformer-source-path"]["message"] and len(errors["transformer-source-path"]["message"]) < 400
+    assert (
+        "too long" in errors["transformer-source-path"]["message"]
+        and len(errors["transformer-source-path"]["message"]) < 400
+    )
     assert "symlink loop" in errors["config-path"]["message"]
     assert "is a directory" in errors["data-file-path"]["message"]
 
@@ -105,9 +111,26 @@ def test_no_process_is_left_behind_and_an_interrupt_cleans_up(tmp_path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env["TMPDIR"] = str(scratch)
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fuzz.reaper", str(tmp_path / "report.json"), "120", "--",
-                             sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(out)],
-                            cwd=REPO, env=env, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.fuzz.reaper",
+            str(tmp_path / "report.json"),
+            "120",
+            "--",
+            sys.executable,
+            "-m",
+            "trunchbull",
+            "build",
+            str(root),
+            "-o",
+            str(out),
+        ],
+        cwd=REPO,
+        env=env,
+        stderr=subprocess.PIPE,
+    )
     time.sleep(6)
     for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split():
         os.kill(int(child), signal.SIGTERM)
@@ -133,15 +156,29 @@ def test_a_misspelt_tool_is_reported_beside_the_plan_error(tmp_path):
 
 def test_hostile_responses_files_are_diagnosed_by_line(tmp_path):
     release = tmp_path / "release"
-    assert run_cli(["build", str(EXAMPLES / "minimal"), "-o", str(release)], fuzz_env(tmp_path / "cache")).returncode == 0
-    lines = [b"\xff\xfe", b'{"caseId": "answer", "output": "4\x002"}', b'{"caseId": "answer", "output": NaN}',
-             b'{"caseId": "answer", "caseId": "answer", "output": "42"}', b"[1]", b"[" * 100_000 + b"]" * 100_000,
-             b'{"caseId": "answer", "output": "' + b"x" * (40 << 20) + b'"}', b'{"caseId": "answer", "output": "4']
+    assert (
+        run_cli(["build", str(EXAMPLES / "minimal"), "-o", str(release)], fuzz_env(tmp_path / "cache")).returncode == 0
+    )
+    lines = [
+        b"\xff\xfe",
+        b'{"caseId": "answer", "output": "4\x002"}',
+        b'{"caseId": "answer", "output": NaN}',
+        b'{"caseId": "answer", "caseId": "answer", "output": "42"}',
+        b"[1]",
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"caseId": "answer", "output": "' + b"x" * (40 << 20) + b'"}',
+        b'{"caseId": "answer", "output": "4',
+    ]
     responses = tmp_path / "responses.jsonl"
     responses.write_bytes(b"\n".join(lines))
     trial = run_cli(["grade", str(release), str(responses)], fuzz_env(tmp_path / "cache"))
     assert trial.returncode == 2 and "Traceback" not in trial.stderr and not trial.leftover, trial.stderr
-    for number, words in enumerate(["UTF-8", "control character", "NaN", "appears twice", "must be a JSON object",
-                                    "depth", "limit is", "cut off"], 1):
-        assert any(line.startswith(f"{responses}:{number}:") and words in line for line in trial.stderr.splitlines()), \
-            (number, words, trial.stderr)
+    for number, words in enumerate(
+        ["UTF-8", "control character", "NaN", "appears twice", "must be a JSON object", "depth", "limit is", "cut off"],
+        1,
+    ):
+        assert any(line.startswith(f"{responses}:{number}:") and words in line for line in trial.stderr.splitlines()), (
+            number,
+            words,
+            trial.stderr,
+        )

@@ -50,18 +50,23 @@ def release_of(tmp_path_factory, session_cache):
             assert result.code == 0, result.stdout + result.stderr
             built[name] = out
         return built[name]
+
     return get
 
 
 @pytest.fixture
 def tb(tmp_path):
     """tb(*args) → CliResult: the CLI with this test's response cache."""
+
     def run(*args, env: dict | None = None) -> CliResult:
         return trunchbull(*args, cache=tmp_path / "cache", env=env)
+
     return run
 
 
-def graded_run(tb, release: Path, answers: dict[str, str], run_dir: Path, responses_name: str = "answers.jsonl") -> Path:
+def graded_run(
+    tb, release: Path, answers: dict[str, str], run_dir: Path, responses_name: str = "answers.jsonl"
+) -> Path:
     """A run directory from recorded answers (case ID → output), through `grade --run-dir`."""
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     responses = write_jsonl(run_dir.parent / responses_name, [{"caseId": k, "output": v} for k, v in answers.items()])
@@ -72,8 +77,15 @@ def graded_run(tb, release: Path, answers: dict[str, str], run_dir: Path, respon
 
 CHROMIUM = Path("/usr/bin/chromium")
 # headless as root, and none of Chromium's own network traffic
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ARTIFACTS = REPO / ".cache" / "test-artifacts" / "report"
 
 
@@ -84,8 +96,10 @@ def browser():
     if not CHROMIUM.exists():
         subprocess.run(["bash", str(REPO / "tools" / "ensure-chromium.sh")], check=False)
     if not CHROMIUM.exists():
-        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}: run tools/ensure-chromium.sh "
-                    "(apt-get install -y chromium) as root")
+        pytest.fail(
+            f"the browser tests need Debian's chromium at {CHROMIUM}: run tools/ensure-chromium.sh "
+            "(apt-get install -y chromium) as root"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -10,9 +10,23 @@ from tests.report.conftest import graded_run, read_jsonl
 from trunchbull.report.paired import paired_difference
 
 # A (baseline) and B answers for tests/report/fixtures/pairs ("yes" passes).
-A = {"alpha.1": "yes", "alpha.2": "yes", "alpha.3": "no", "alpha.4": "yes", "beta.1": "yes", "beta.2": "no",
-     "beta.3": "yes"}
-B = {"alpha.1": "no", "alpha.2": "yes", "alpha.3": "yes", "alpha.4": "no", "beta.1": "yes", "beta.2": "no"}  # beta.3: none
+A = {
+    "alpha.1": "yes",
+    "alpha.2": "yes",
+    "alpha.3": "no",
+    "alpha.4": "yes",
+    "beta.1": "yes",
+    "beta.2": "no",
+    "beta.3": "yes",
+}
+B = {
+    "alpha.1": "no",
+    "alpha.2": "yes",
+    "alpha.3": "yes",
+    "alpha.4": "no",
+    "beta.1": "yes",
+    "beta.2": "no",
+}  # beta.3: none
 
 
 def test_paired_interval_matches_students_sleep_data():
@@ -114,5 +128,10 @@ def test_runs_of_different_releases(release_of, tb, tmp_path):
     assert allowed.code == 0, allowed.stderr
     out = allowed.json
     assert out["releaseChanged"] is True and out["overall"]["n"] == 0
-    assert out["removedCases"] == list(A) and out["addedCases"] == ["plain.one", "plain.two", "plain.three", "plain.four"]
+    assert out["removedCases"] == list(A) and out["addedCases"] == [
+        "plain.one",
+        "plain.two",
+        "plain.three",
+        "plain.four",
+    ]
     assert out["overall"]["difference"] is None and out["overall"]["ci"] is None

@@ -12,8 +12,14 @@ from junitparser import Error, Failure, JUnitXml
 
 from tests.report.conftest import graded_run, read_jsonl
 
-ANSWERS = {"alpha.1": "yes", "alpha.2": "no \x1b[31mred\x00 <b>&", "alpha.3": "yes", "alpha.4": "no",
-           "beta.1": "yes", "beta.2": "yes"}  # beta.3: no response, graded `error`
+ANSWERS = {
+    "alpha.1": "yes",
+    "alpha.2": "no \x1b[31mred\x00 <b>&",
+    "alpha.3": "yes",
+    "alpha.4": "no",
+    "beta.1": "yes",
+    "beta.2": "yes",
+}  # beta.3: no response, graded `error`
 
 
 def test_junit_one_suite_per_eval_one_case_per_sample(release_of, tb, tmp_path):
@@ -70,15 +76,44 @@ def test_csv_one_row_per_sample(release_of, tb, tmp_path):
     assert by_id["alpha.1"]["outcome"] == "pass" and by_id["alpha.1"]["evaluator"] == "contains"
     assert by_id["beta.3"]["outcome"] == "error" and by_id["beta.3"]["output"] == "" and by_id["beta.3"]["score"] == ""
     assert by_id["alpha.1"]["repeat"] == "0" and by_id["alpha.1"]["cached"] == "false"
-    assert list(rows[0]) == ["caseId", "evalId", "repeat", "outcome", "score", "evaluator", "message", "details",
-                             "output", "toolCalls", "finishReason", "steps", "inputTokens", "outputTokens",
-                             "totalTokens", "latencyMs", "attempts", "cached", "errorKind", "errorMessage"]
+    assert list(rows[0]) == [
+        "caseId",
+        "evalId",
+        "repeat",
+        "outcome",
+        "score",
+        "evaluator",
+        "message",
+        "details",
+        "output",
+        "toolCalls",
+        "finishReason",
+        "steps",
+        "inputTokens",
+        "outputTokens",
+        "totalTokens",
+        "latencyMs",
+        "attempts",
+        "cached",
+        "errorKind",
+        "errorMessage",
+    ]
 
 
 def test_csv_of_a_tool_run_keeps_the_calls_as_json(release_of, tb, tmp_path):
     answers = tmp_path / "calls.jsonl"
-    answers.write_bytes(orjson.dumps({"caseId": "orders.calls", "output": "done", "toolCalls": [
-        {"type": "tool-call", "toolCallId": "c1", "toolName": "lookup_order", "input": {"orderId": "C3"}}]}) + b"\n")
+    answers.write_bytes(
+        orjson.dumps(
+            {
+                "caseId": "orders.calls",
+                "output": "done",
+                "toolCalls": [
+                    {"type": "tool-call", "toolCallId": "c1", "toolName": "lookup_order", "input": {"orderId": "C3"}}
+                ],
+            }
+        )
+        + b"\n"
+    )
     graded = tb("grade", release_of("agent"), answers, "--run-dir", tmp_path / "run")
     assert graded.code == 2  # the other cases have no response
     out = tmp_path / "out.csv"

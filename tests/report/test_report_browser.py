@@ -24,12 +24,26 @@ CASES = ["--case", "orders.*", "--case", "plain.*", "--case", "faults.explode"]
 
 def _script(server: ChatServer, regress: bool) -> None:
     """A: the baseline; B (regress=True): plain.one regresses, orders.b2 is fixed, orders.calls errors."""
-    server.script("[order-a1]", [Reply(tool_calls=[("lookup_order", {"orderId": "A1"})], usage=(11, 5)),
-                                 Reply(content="Order A1 has shipped.", usage=(20, 7))])
-    server.script("[order-b2]", [Reply(tool_calls=[("lookup_order", {"orderId": "B2"})]),
-                                 Reply(content="Order B2 has shipped." if regress else "I cannot tell.")])
-    server.script("[order-calls]", [Reply(status=400, error_body={"error": {"message": "bad request"}})] if regress
-                  else [Reply(tool_calls=[("lookup_order", {"orderId": "C3"})]), Reply(content="done")])
+    server.script(
+        "[order-a1]",
+        [
+            Reply(tool_calls=[("lookup_order", {"orderId": "A1"})], usage=(11, 5)),
+            Reply(content="Order A1 has shipped.", usage=(20, 7)),
+        ],
+    )
+    server.script(
+        "[order-b2]",
+        [
+            Reply(tool_calls=[("lookup_order", {"orderId": "B2"})]),
+            Reply(content="Order B2 has shipped." if regress else "I cannot tell."),
+        ],
+    )
+    server.script(
+        "[order-calls]",
+        [Reply(status=400, error_body={"error": {"message": "bad request"}})]
+        if regress
+        else [Reply(tool_calls=[("lookup_order", {"orderId": "C3"})]), Reply(content="done")],
+    )
     server.script("[fault-explode]", [Reply(tool_calls=[("explode", {})]), Reply(content="The system is down, sorry.")])
     if regress:
         server.script("[plain-one]", [Reply(content="nothing to say")])
@@ -43,8 +57,21 @@ def reports(release_of, tmp_path_factory, session_cache):
     for name, regress in (("a", False), ("b", True)):
         with ChatServer() as server:
             _script(server, regress)
-            result = trunchbull("run", release, "--model", MODEL, "--base-url", server.url, "-o", base / name, *CASES,
-                                "--no-cache", "-j", "4", cache=session_cache)
+            result = trunchbull(
+                "run",
+                release,
+                "--model",
+                MODEL,
+                "--base-url",
+                server.url,
+                "-o",
+                base / name,
+                *CASES,
+                "--no-cache",
+                "-j",
+                "4",
+                cache=session_cache,
+            )
             assert result.code == (1 if regress else 0), result.stderr  # B has one sample in error
         runs[name] = base / name
     single = trunchbull("report", runs["b"], "-o", base / "b.html", cache=session_cache)
@@ -61,7 +88,10 @@ def page(browser):
     opened = context.new_page()
     opened.problems = []
     opened.requests = []
-    opened.on("console", lambda m: opened.problems.append(f"console.{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    opened.on(
+        "console",
+        lambda m: opened.problems.append(f"console.{m.type}: {m.text}") if m.type in ("error", "warning") else None,
+    )
     opened.on("pageerror", lambda e: opened.problems.append(f"page error: {e}"))
     opened.on("request", lambda r: opened.requests.append(r.url))
     yield opened
@@ -98,8 +128,10 @@ def test_per_eval_rates_match_the_summary(page, reports):
     summary = orjson.loads((reports["b"] / "summary.json").read_bytes())
     _open(page, reports["single"])
     _screenshot(page, "overview")
-    shown = {cell.get_attribute("data-eval"): (float(cell.get_attribute("data-value")), cell.inner_text())
-             for cell in page.query_selector_all("[data-testid=rate][data-run='0']")}
+    shown = {
+        cell.get_attribute("data-eval"): (float(cell.get_attribute("data-value")), cell.inner_text())
+        for cell in page.query_selector_all("[data-testid=rate][data-run='0']")
+    }
     expected = {**{e: g["passRate"] for e, g in summary["evals"].items()}, "overall": summary["overall"]["passRate"]}
     assert set(shown) == set(expected) == {"orders", "faults", "plain", "overall"}
     for eval_id, rate in expected.items():
@@ -118,7 +150,10 @@ def test_filters_narrow_the_case_table(page, reports):
     assert count.get_attribute("data-count") == str(summary["overall"]["samples"]) == "8"
     page.select_option("[data-testid=outcome-filter]", "fail")
     assert count.get_attribute("data-count") == str(summary["overall"]["failed"])
-    assert {r.get_attribute("data-case") for r in page.query_selector_all(".case-table .body .row")} == {"plain.one", "plain.four"}
+    assert {r.get_attribute("data-case") for r in page.query_selector_all(".case-table .body .row")} == {
+        "plain.one",
+        "plain.four",
+    }
     page.select_option("[data-testid=outcome-filter]", "")
     page.fill("[data-testid=search]", "SHIPPED")  # output text, any case
     assert count.get_attribute("data-count") == "2"
@@ -130,7 +165,11 @@ def test_filters_narrow_the_case_table(page, reports):
     assert count.get_attribute("data-count") == "4"
     page.click(".case-table .head [data-col=case]")  # sort by case ID
     assert [r.get_attribute("data-case") for r in page.query_selector_all(".case-table .body .row")] == [
-        "plain.four", "plain.one", "plain.three", "plain.two"]
+        "plain.four",
+        "plain.one",
+        "plain.three",
+        "plain.two",
+    ]
     _screenshot(page, "cases")
 
 
@@ -144,7 +183,10 @@ def test_transcript_shows_the_tool_call_and_its_result(page, reports):
     call = transcript.locator("[data-testid=tool-call][data-tool=lookup_order]")
     assert '"orderId": "A1"' in call.inner_text()
     assert orjson.loads(call.locator("[data-testid=tool-result] pre").inner_text()) == {
-        "orderId": "A1", "status": "shipped", "carrier": "DHL"}
+        "orderId": "A1",
+        "status": "shipped",
+        "carrier": "DHL",
+    }
     assert "Order A1 has shipped." in transcript.locator("[data-testid=output]").inner_text()
     assert transcript.locator("[data-testid=finish]").inner_text() == "stop"
     assert transcript.locator("[data-testid=usage]").inner_text() == "31 in · 12 out · 43 total"
@@ -165,16 +207,21 @@ def test_vs_view_lists_the_regression_first_and_opens_both_transcripts(page, rep
     changes = page.query_selector_all("[data-testid=change]")
     # orders.b2 (fixed) comes before plain.one (regressed) in release order: regressions are listed first
     assert [(c.get_attribute("data-case"), c.get_attribute("data-change")) for c in changes] == [
-        ("plain.one", "regressed"), ("orders.b2", "fixed")]
+        ("plain.one", "regressed"),
+        ("orders.b2", "fixed"),
+    ]
     overall = page.locator("[data-testid=differences] tr[data-eval=overall] [data-testid=difference]")
-    comparison = orjson.loads(trunchbull("compare", reports["a"], reports["b"], "--json",
-                                         cache=REPO / ".cache" / "unused").stdout)
+    comparison = orjson.loads(
+        trunchbull("compare", reports["a"], reports["b"], "--json", cache=REPO / ".cache" / "unused").stdout
+    )
     assert float(overall.get_attribute("data-value")) == comparison["overall"]["difference"]
     _screenshot(page, "compare")
     changes[0].click()
     transcripts = page.query_selector_all("[data-testid=panel] [data-testid=transcript]")
     assert [(t.get_attribute("data-run"), t.get_attribute("data-case")) for t in transcripts] == [
-        ("1", "plain.one"), ("0", "plain.one")]  # A (the baseline) left, B right
+        ("1", "plain.one"),
+        ("0", "plain.one"),
+    ]  # A (the baseline) left, B right
     assert [t.query_selector("[data-testid=outcome]").inner_text() for t in transcripts] == ["pass", "fail"]
     _screenshot(page, "compare-transcripts")
     assert "regressed (1):" in reports["vsText"] and "plain.one" in reports["vsText"]
@@ -190,7 +237,9 @@ def test_a_large_run_keeps_only_the_visible_rows_in_the_page(page, release_of, t
     assert page.locator("[data-testid=case-count]").get_attribute("data-count") == "2100"
     assert len(page.query_selector_all(".case-table .body .row")) < 60
     page.eval_on_selector(".case-table .body", "el => { el.scrollTop = el.scrollHeight }")
-    page.wait_for_function("() => [...document.querySelectorAll('.case-table .body .row')].some(r => r.dataset.case === 'beta.3')")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.case-table .body .row')].some(r => r.dataset.case === 'beta.3')"
+    )
     assert page.problems == []
 
 

@@ -10,10 +10,20 @@ import pytest
 
 from tests.report.conftest import graded_run
 
-ANSWERS = {"alpha.1": "yes", "alpha.2": "no", "alpha.3": "yes", "alpha.4": "yes", "beta.1": "yes", "beta.2": "no",
-           "beta.3": "yes"}
-COMMANDS = [("report", "{run}", "-o", "{tmp}/r.html"), ("export", "{run}", "--format", "csv"),
-            ("compare", "{good}", "{run}")]
+ANSWERS = {
+    "alpha.1": "yes",
+    "alpha.2": "no",
+    "alpha.3": "yes",
+    "alpha.4": "yes",
+    "beta.1": "yes",
+    "beta.2": "no",
+    "beta.3": "yes",
+}
+COMMANDS = [
+    ("report", "{run}", "-o", "{tmp}/r.html"),
+    ("export", "{run}", "--format", "csv"),
+    ("compare", "{good}", "{run}"),
+]
 
 
 @pytest.fixture

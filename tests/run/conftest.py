@@ -32,8 +32,14 @@ def cli_env(cache: Path, extra: dict | None = None) -> dict:
 
 
 def start_cli(*args, cache: Path, env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "trunchbull", *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=cli_env(cache, env), start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "trunchbull", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(cache, env),
+        start_new_session=True,
+    )
 
 
 def kill_group(proc: subprocess.Popen) -> None:
@@ -63,8 +69,10 @@ def cache_dir(tmp_path) -> Path:
 @pytest.fixture
 def cli(cache_dir):
     """cli(*args, env=...) → CliResult: `python -m trunchbull …` with this test's cache."""
+
     def run(*args, env: dict | None = None, timeout: float = 180) -> CliResult:
         return run_cli(*args, env=cli_env(cache_dir, env), timeout=timeout)
+
     return run
 
 
@@ -84,9 +92,14 @@ def built(tmp_path_factory):
             source = FIXTURES / name if (FIXTURES / name).is_dir() else REPO / "examples" / name
             out = tmp_path_factory.mktemp("releases") / name
             env = cli_env(tmp_path_factory.getbasetemp() / "build-cache")
-            proc = subprocess.run([sys.executable, "-m", "trunchbull", "build", source, "-o", out],
-                                  capture_output=True, text=True, env=env)
+            proc = subprocess.run(
+                [sys.executable, "-m", "trunchbull", "build", source, "-o", out],
+                capture_output=True,
+                text=True,
+                env=env,
+            )
             assert proc.returncode == 0, proc.stdout + proc.stderr
             cache[name] = out
         return cache[name]
+
     return get

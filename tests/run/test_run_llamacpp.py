@@ -44,8 +44,9 @@ def test_a_real_local_model_end_to_end(built, cli, tmp_path, gguf):
     first, second = {}, {}
     for name, release in releases.items():
         # uncached, writing the cache; -j 4 on 2 cores loads a model in no more than one worker per core
-        run = cli("run", release, "--model", model, *SETTINGS, "-j", "4", "-o", tmp_path / "a" / name, "--json",
-                  timeout=600)
+        run = cli(
+            "run", release, "--model", model, *SETTINGS, "-j", "4", "-o", tmp_path / "a" / name, "--json", timeout=600
+        )
         assert run.code == 0, run.stderr
         assert run.json["overall"]["samples"] == run.json["overall"]["passed"] + run.json["overall"]["failed"]
         records = first[name] = _records(tmp_path / "a" / name)
@@ -80,8 +81,9 @@ def test_a_real_local_model_end_to_end(built, cli, tmp_path, gguf):
         assert run.code == 0, run.stderr
         assert run.stderr.count(NO_TOOLS) == (1 if name == "local" else 0)
         second[name] = _records(tmp_path / "b" / name)
-        assert {k: (r["output"], r["usage"]) for k, r in second[name].items()} == \
-               {k: (r["output"], r["usage"]) for k, r in first[name].items()}
+        assert {k: (r["output"], r["usage"]) for k, r in second[name].items()} == {
+            k: (r["output"], r["usage"]) for k, r in first[name].items()
+        }
 
     # the cache key holds the GGUF's SHA-256, not its path: the same file under another name is a hit, and a
     # cached run starts no worker, so the model is never loaded
@@ -105,8 +107,26 @@ def test_a_chat_template_with_tools_gets_the_tools(built, cli, tmp_path, gguf):
     in the prompt the template renders, and nothing is said about tools."""
     model = with_chat_template(gguf, TOOLS_TEMPLATE.read_text(), "SmolLM2-135M-Instruct.Q4_1.tools.gguf")
     out = tmp_path / "run"
-    run = cli("run", built("local"), "--model", f"llamacpp:{model}", "--temperature", "0", "--seed", "1",
-              "--max-tokens", "8", "--eval", "orders", "--eval", "capitals", "-o", out, "--no-cache", timeout=600)
+    run = cli(
+        "run",
+        built("local"),
+        "--model",
+        f"llamacpp:{model}",
+        "--temperature",
+        "0",
+        "--seed",
+        "1",
+        "--max-tokens",
+        "8",
+        "--eval",
+        "orders",
+        "--eval",
+        "capitals",
+        "-o",
+        out,
+        "--no-cache",
+        timeout=600,
+    )
     assert run.code == 0, run.stderr
     assert NO_TOOLS not in run.stderr
     meta = _run_json(out)

@@ -24,16 +24,41 @@ def args_for(release: Path, server, out: Path, *extra) -> list:
 def test_run_directory_format(built, server, cli, tmp_path):
     release = built("agent")
     out = tmp_path / "run"
-    run = cli(*args_for(release, server, out, "--eval", "plain", "--temperature", "0.2", "--max-tokens", "64",
-                        "--seed", "7", "--top-p", "0.9", "--json"))
+    run = cli(
+        *args_for(
+            release,
+            server,
+            out,
+            "--eval",
+            "plain",
+            "--temperature",
+            "0.2",
+            "--max-tokens",
+            "64",
+            "--seed",
+            "7",
+            "--top-p",
+            "0.9",
+            "--json",
+        )
+    )
     assert run.code == 0, run.stderr  # plain.four's output lacks "echo": a failure, which is not an exit code
     assert sorted(p.name for p in out.iterdir()) == ["responses.jsonl", "results.jsonl", "run.json", "summary.json"]
     meta = orjson.loads((out / "run.json").read_bytes())
     manifest = orjson.loads((release / "release.json").read_bytes())
     assert meta["release"]["digest"] == manifest["digest"] and meta["release"]["title"] == "Agent fixture"
     assert meta["model"] == MODEL and meta["baseUrl"] == server.url
-    assert meta["settings"] == {"temperature": 0.2, "maxTokens": 64, "topP": 0.9, "seed": 7, "maxSteps": 8,
-                                "timeout": 300.0, "toolTimeout": 30.0, "retries": 6, "concurrency": 16}
+    assert meta["settings"] == {
+        "temperature": 0.2,
+        "maxTokens": 64,
+        "topP": 0.9,
+        "seed": 7,
+        "maxSteps": 8,
+        "timeout": 300.0,
+        "toolTimeout": 30.0,
+        "retries": 6,
+        "concurrency": 16,
+    }
     assert meta["filters"] == {"eval": ["plain"], "case": [], "limit": None} and meta["repeat"] == 1
     assert meta["startedAt"] <= meta["finishedAt"] and meta["trunchbull"]
     # the call settings reached the server as the provider sends them
@@ -41,8 +66,20 @@ def test_run_directory_format(built, server, cli, tmp_path):
     assert (body["temperature"], body["max_tokens"], body["seed"], body["top_p"]) == (0.2, 64, 7, 0.9)
     records = read_jsonl(out / "responses.jsonl")
     assert sorted(r["caseId"] for r in records) == ["plain.four", "plain.one", "plain.three", "plain.two"]
-    assert set(records[0]) == {"caseId", "repeat", "output", "toolCalls", "toolResults", "steps", "finishReason",
-                               "usage", "latencyMs", "attempts", "cached", "error"}
+    assert set(records[0]) == {
+        "caseId",
+        "repeat",
+        "output",
+        "toolCalls",
+        "toolResults",
+        "steps",
+        "finishReason",
+        "usage",
+        "latencyMs",
+        "attempts",
+        "cached",
+        "error",
+    }
     results = read_jsonl(out / "results.jsonl")
     assert [r["caseId"] for r in results] == ["plain.one", "plain.two", "plain.three", "plain.four"]  # release order
     summary = orjson.loads((out / "summary.json").read_bytes())
@@ -64,20 +101,44 @@ def test_filters_union_and_intersection_and_limit(built, server, cli, tmp_path):
     assert cases("--case", "plain.t*") == ["plain.two", "plain.three"]
     assert cases("--case", "plain.one", "--case", "orders.a*") == ["orders.a1", "plain.one"]  # union
     assert cases("--eval", "plain", "--case", "*o*") == ["plain.one", "plain.two", "plain.four"]  # intersection
-    assert cases("--eval", "orders", "--eval", "plain", "--limit", "4") == ["orders.a1", "orders.b2", "orders.calls",
-                                                                             "plain.one"]
+    assert cases("--eval", "orders", "--eval", "plain", "--limit", "4") == [
+        "orders.a1",
+        "orders.b2",
+        "orders.calls",
+        "plain.one",
+    ]
 
 
 def test_repeats_and_pass_at_k(built, server, cli, tmp_path):
     release = built("agent")
     # plain.one passes 2 of 3 times (its second reply lacks the word)
     server.script("[plain-one]", [[Reply(content="echo"), Reply(content="nope"), Reply(content="echo")]])
-    run = cli(*args_for(release, server, tmp_path / "run", "--case", "plain.one", "--case", "plain.two",
-                        "--repeat", "3", "-j", "1", "--json"))
+    run = cli(
+        *args_for(
+            release,
+            server,
+            tmp_path / "run",
+            "--case",
+            "plain.one",
+            "--case",
+            "plain.two",
+            "--repeat",
+            "3",
+            "-j",
+            "1",
+            "--json",
+        )
+    )
     assert run.code == 0, run.stderr
     results = read_jsonl(tmp_path / "run" / "results.jsonl")
-    assert [(r["caseId"], r["repeat"]) for r in results] == [("plain.one", 0), ("plain.one", 1), ("plain.one", 2),
-                                                             ("plain.two", 0), ("plain.two", 1), ("plain.two", 2)]
+    assert [(r["caseId"], r["repeat"]) for r in results] == [
+        ("plain.one", 0),
+        ("plain.one", 1),
+        ("plain.one", 2),
+        ("plain.two", 0),
+        ("plain.two", 1),
+        ("plain.two", 2),
+    ]
     overall = run.json["overall"]
     assert (overall["samples"], overall["cases"], overall["passed"], overall["failed"]) == (6, 2, 5, 1)
     # by hand: case means 2/3 and 1 → pass rate 5/6; pass@1 = mean(2/3, 1) = 5/6;
@@ -86,13 +147,14 @@ def test_repeats_and_pass_at_k(built, server, cli, tmp_path):
     assert overall["passAtK"] == {"1": pytest.approx(5 / 6, abs=1e-6), "2": 1.0, "3": 1.0}
     assert overall["passHatK"] == 0.5
     # clustered CI: sd of (2/3, 1) = 0.235702, se = sd/sqrt(2), half-width = 1.959964 * se
-    half = 1.959964 * 0.2357023 / 2 ** 0.5
+    half = 1.959964 * 0.2357023 / 2**0.5
     assert overall["passRateCI"] == pytest.approx([5 / 6 - half, 1.0], abs=1e-5)
 
 
 def _slow_release_run(release, server, out, cache_dir, *extra):
-    return start_cli(*args_for(release, server, out, "--eval", "plain", "--repeat", "10", "-j", "4", *extra),
-                     cache=cache_dir)
+    return start_cli(
+        *args_for(release, server, out, "--eval", "plain", "--repeat", "10", "-j", "4", *extra), cache=cache_dir
+    )
 
 
 def test_sigkill_mid_run_then_resume_loses_nothing_and_repeats_nothing(built, cli, cache_dir, tmp_path):
@@ -179,8 +241,9 @@ def test_response_cache_hit_miss_and_no_cache(built, server, cli, cache_dir, tmp
     original = {r["caseId"]: r for r in read_jsonl(tmp_path / "a" / "responses.jsonl")}
     for case_id in ("plain.one", "plain.three", "plain.four"):
         assert records[case_id]["cached"] is True
-        assert {k: v for k, v in records[case_id].items() if k != "cached"} == \
-               {k: v for k, v in original[case_id].items() if k != "cached"}  # original latency and usage
+        assert {k: v for k, v in records[case_id].items() if k != "cached"} == {
+            k: v for k, v in original[case_id].items() if k != "cached"
+        }  # original latency and usage
     assert records["plain.two"]["cached"] is False and records["plain.two"]["error"]["kind"] == "provider"
     assert second.code == 1
 
@@ -199,8 +262,10 @@ def test_api_key_is_sent_as_a_bearer_token_and_written_nowhere(built, server, cl
     key = "sk-trunchbull-test-0123456789"
     # a provider error that quotes the key back
     server.script("[plain-two]", [Reply(status=401, error_body={"error": {"message": f"Incorrect API key: {key}"}})])
-    run = cli(*args_for(release, server, tmp_path / "run", "--eval", "plain", "--api-key-env", "MY_TEST_KEY"),
-              env={"MY_TEST_KEY": key})
+    run = cli(
+        *args_for(release, server, tmp_path / "run", "--eval", "plain", "--api-key-env", "MY_TEST_KEY"),
+        env={"MY_TEST_KEY": key},
+    )
     assert run.code == 1
     assert {r.headers["authorization"] for r in server.received()} == {f"Bearer {key}"}
     assert key not in run.stdout and key not in run.stderr

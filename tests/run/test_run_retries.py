@@ -16,7 +16,9 @@ def run_one(cli, server, release, out, case: str, *extra):
 
 def test_429_waits_as_long_as_retry_after_says(built, server, cli, tmp_path):
     release = built("agent")
-    server.script("[plain-one]", [[Reply(status=429, headers={"retry-after": "1"}), Reply(content="echo after waiting")]])
+    server.script(
+        "[plain-one]", [[Reply(status=429, headers={"retry-after": "1"}), Reply(content="echo after waiting")]]
+    )
     run = run_one(cli, server, release, tmp_path / "run", "plain.one")
     assert run.code == 0, run.stderr
     (record,) = read_jsonl(tmp_path / "run" / "responses.jsonl")
@@ -28,8 +30,17 @@ def test_429_waits_as_long_as_retry_after_says(built, server, cli, tmp_path):
 def test_retry_after_ms_and_5xx_are_retried(built, server, cli, tmp_path):
     release = built("agent")
     fast = {"retry-after-ms": "50"}
-    server.script("[plain-one]", [[Reply(status=500, headers=fast), Reply(status=503, headers=fast),
-                                   Reply(status=429, headers=fast), Reply(content="echo at last")]])
+    server.script(
+        "[plain-one]",
+        [
+            [
+                Reply(status=500, headers=fast),
+                Reply(status=503, headers=fast),
+                Reply(status=429, headers=fast),
+                Reply(content="echo at last"),
+            ]
+        ],
+    )
     run = run_one(cli, server, release, tmp_path / "run", "plain.one")
     assert run.code == 0, run.stderr
     (record,) = read_jsonl(tmp_path / "run" / "responses.jsonl")
@@ -72,8 +83,9 @@ def test_400_is_not_retried(built, server, cli, tmp_path):
 def test_per_sample_timeout_covers_the_whole_sample(built, server, cli, tmp_path):
     release = built("agent")
     # a tool step (fast), then a model reply that comes too late
-    server.script("[order-b2]", [Reply(tool_calls=[("lookup_order", {"orderId": "B2"})]),
-                                 Reply(content="too late", delay=5)])
+    server.script(
+        "[order-b2]", [Reply(tool_calls=[("lookup_order", {"orderId": "B2"})]), Reply(content="too late", delay=5)]
+    )
     run = run_one(cli, server, release, tmp_path / "run", "orders.b2", "--timeout", "1")
     assert run.code == 1
     (record,) = read_jsonl(tmp_path / "run" / "responses.jsonl")

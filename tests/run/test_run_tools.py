@@ -25,8 +25,13 @@ def tool_messages(body: dict) -> list[dict]:
 
 def test_tool_call_is_executed_and_its_result_sent_back(built, server, cli, tmp_path):
     release = built("agent")
-    server.script("[order-a1]", [Reply(tool_calls=[("lookup_order", {"orderId": "A1"})], usage=(11, 5)),
-                                 Reply(content="Order A1 has shipped.", usage=(20, 7))])
+    server.script(
+        "[order-a1]",
+        [
+            Reply(tool_calls=[("lookup_order", {"orderId": "A1"})], usage=(11, 5)),
+            Reply(content="Order A1 has shipped.", usage=(20, 7)),
+        ],
+    )
     run = cli(*run_args(release, server, tmp_path / "run", "--case", "orders.a1", "--json"))
     assert run.code == 0, run.stderr
 
@@ -48,10 +53,16 @@ def test_tool_call_is_executed_and_its_result_sent_back(built, server, cli, tmp_
     (record,) = read_jsonl(tmp_path / "run" / "responses.jsonl")
     assert record["caseId"] == "orders.a1" and record["repeat"] == 0
     assert record["output"] == "Order A1 has shipped."
-    assert record["toolCalls"] == [{"type": "tool-call", "toolCallId": call_id, "toolName": "lookup_order",
-                                    "input": {"orderId": "A1"}}]
-    assert record["toolResults"] == [{"toolCallId": call_id, "toolName": "lookup_order",
-                                      "output": {"orderId": "A1", "status": "shipped", "carrier": "DHL"}}]
+    assert record["toolCalls"] == [
+        {"type": "tool-call", "toolCallId": call_id, "toolName": "lookup_order", "input": {"orderId": "A1"}}
+    ]
+    assert record["toolResults"] == [
+        {
+            "toolCallId": call_id,
+            "toolName": "lookup_order",
+            "output": {"orderId": "A1", "status": "shipped", "carrier": "DHL"},
+        }
+    ]
     assert record["steps"] == 2 and record["finishReason"] == "stop"
     assert record["usage"] == {"inputTokens": 31, "outputTokens": 12, "totalTokens": 43}
     assert record["attempts"] == 1 and record["cached"] is False and record["error"] is None
@@ -97,10 +108,24 @@ def test_sandbox_forbids_file_writes_and_hides_the_api_key(built, server, cli, t
     release = built("agent")
     marker = Path("/tmp/trunchbull-tool-wrote-this")
     marker.unlink(missing_ok=True)
-    server.script("[fault-write]", [Reply(tool_calls=[("write_note", {"text": "hi"})]), Reply(content="could not write")])
+    server.script(
+        "[fault-write]", [Reply(tool_calls=[("write_note", {"text": "hi"})]), Reply(content="could not write")]
+    )
     server.script("[fault-env]", [Reply(tool_calls=[("env_probe", {})]), Reply(content="listed")])
-    run = cli(*run_args(release, server, tmp_path / "run", "--case", "faults.write", "--case", "faults.env",
-                        "--api-key-env", "RUN_TEST_KEY"), env={"RUN_TEST_KEY": "sk-hidden-from-tools"})
+    run = cli(
+        *run_args(
+            release,
+            server,
+            tmp_path / "run",
+            "--case",
+            "faults.write",
+            "--case",
+            "faults.env",
+            "--api-key-env",
+            "RUN_TEST_KEY",
+        ),
+        env={"RUN_TEST_KEY": "sk-hidden-from-tools"},
+    )
     assert run.code == 0, run.stderr
     assert not marker.exists()
     records = {r["caseId"]: r for r in read_jsonl(tmp_path / "run" / "responses.jsonl")}
@@ -118,8 +143,21 @@ def test_a_synchronous_infinite_loop_in_a_tool_ends_only_its_sample(built, serve
     release = built("agent")
     server.script("[fault-spin]", [Reply(tool_calls=[("spin", {})]), Reply(content="never reached")])
     server.script("[plain-one]", [Reply(content="echo one, slowly", delay=2.5)])
-    run = cli(*run_args(release, server, tmp_path / "run", "--case", "faults.spin", "--case", "plain.one", "-j", "2",
-                        "--tool-timeout", "1"))
+    run = cli(
+        *run_args(
+            release,
+            server,
+            tmp_path / "run",
+            "--case",
+            "faults.spin",
+            "--case",
+            "plain.one",
+            "-j",
+            "2",
+            "--tool-timeout",
+            "1",
+        )
+    )
     assert run.code == 1  # a sample ended in error
     records = {r["caseId"]: r for r in read_jsonl(tmp_path / "run" / "responses.jsonl")}
     assert len(read_jsonl(tmp_path / "run" / "responses.jsonl")) == 2  # no duplicate
@@ -159,8 +197,10 @@ def test_a_worker_that_dies_under_a_sample_twice_ends_it_as_worker_crash(built, 
 
 def test_reaching_max_steps_is_graded_on_the_last_step(built, server, cli, tmp_path):
     release = built("agent")
-    server.script("[fault-loop]", [Reply(content="checking", tool_calls=[("lookup_order", {"orderId": str(i)})])
-                                   for i in range(5)])
+    server.script(
+        "[fault-loop]",
+        [Reply(content="checking", tool_calls=[("lookup_order", {"orderId": str(i)})]) for i in range(5)],
+    )
     run = cli(*run_args(release, server, tmp_path / "run", "--case", "faults.loop", "--max-steps", "3"))
     assert run.code == 0, run.stderr
     (record,) = read_jsonl(tmp_path / "run" / "responses.jsonl")

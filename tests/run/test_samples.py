@@ -20,13 +20,18 @@ def test_cache_key_is_the_sha256_of_the_canonical_json_of_the_spec_fields(built)
     tools = {t["name"]: t for t in release.manifest["tools"]}
     assert len(samples) == 2 * len(release.cases)
     for sample in samples:
-        document = cache_document(MODEL, settings, sample.case, offered_tools(tools, sample.case["tools"]), sample.repeat)
+        document = cache_document(
+            MODEL, settings, sample.case, offered_tools(tools, sample.case["tools"]), sample.repeat
+        )
         assert sample.key == hashlib.sha256(orjson.dumps(document, option=orjson.OPT_SORT_KEYS)).hexdigest()
     assert len({s.key for s in samples}) == len(samples)
     order = samples[4].case
     assert order["tools"] == ["lookup_order"]
     document = cache_document(MODEL, settings, order, offered_tools(tools, order["tools"]), 0)
-    assert document["tools"][0]["bundle"].startswith("modules/") and document["settings"] == {"temperature": 0.5, "seed": 3}
+    assert document["tools"][0]["bundle"].startswith("modules/") and document["settings"] == {
+        "temperature": 0.5,
+        "seed": 3,
+    }
 
 
 def test_everything_but_data_and_ids_changes_the_key(built):

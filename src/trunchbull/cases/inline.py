@@ -10,8 +10,12 @@ from trunchbull.locate import literal_offset, position
 
 def read_inline(cases: list, module_file: Path, module_path: str, report: Report) -> list[CaseDraft]:
     if not cases:
-        report(Where(module_path, path="cases"), "cases-empty", "cases must contain at least one case",
-               'add { id: "…", prompt: "…" } to cases')
+        report(
+            Where(module_path, path="cases"),
+            "cases-empty",
+            "cases must contain at least one case",
+            'add { id: "…", prompt: "…" } to cases',
+        )
         return []
     drafts = []
     cursor = 0  # cases are usually written in order: search each id after the previous one

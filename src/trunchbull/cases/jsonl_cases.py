@@ -25,8 +25,12 @@ def read_jsonl(data: bytes, data_path: str, module_path: str, report: Report) ->
             match = _ORJSON_POSITION.search(str(err))
             col = int(match.group(2)) if match else None
             message = str(err).split(":")[0]
-            report(Where(data_path, number, col), "jsonl-syntax", f"invalid JSON: {message}",
-                   "each non-empty line must be one complete JSON object")
+            report(
+                Where(data_path, number, col),
+                "jsonl-syntax",
+                f"invalid JSON: {message}",
+                "each non-empty line must be one complete JSON object",
+            )
             continue
         source = {"module": module_path, "file": data_path, "line": number}
         draft = check_case(obj, Where(data_path, number, None), source, report)

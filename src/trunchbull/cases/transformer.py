@@ -45,6 +45,7 @@ DEADLINE_ENV = "TRUNCHBULL_TRANSFORM_DEADLINE"  # seconds per run
 MEMORY_ENV = "TRUNCHBULL_TRANSFORM_MEMORY_MB"  # V8 heap cap per run
 SHORT = 80
 
+
 def _env_number(name: str, default: float, kind: type) -> float:
     text = os.environ.get(name)
     if not text:
@@ -60,8 +61,10 @@ def _env_number(name: str, default: float, kind: type) -> float:
 
 def limits() -> Limits:
     """Per-run limits, from the environment or the defaults."""
-    return Limits(float(_env_number(DEADLINE_ENV, DEFAULT_DEADLINE_S, float)),
-                  int(_env_number(MEMORY_ENV, DEFAULT_MEMORY_MB, int)))
+    return Limits(
+        float(_env_number(DEADLINE_ENV, DEFAULT_DEADLINE_S, float)),
+        int(_env_number(MEMORY_ENV, DEFAULT_MEMORY_MB, int)),
+    )
 
 
 def prepare_transformer(compiler: EvalContext, spec: dict, where: Where) -> "TransformerRun | None":
@@ -69,12 +72,20 @@ def prepare_transformer(compiler: EvalContext, spec: dict, where: Where) -> "Tra
     ok = True
     for key in spec:
         if key not in TRANSFORMER_KEYS:
-            compiler.problem(where.at(key), "transformer-unknown-key", f"unknown key {key!r}",
-                             "a transformer case source has exactly transformer and sources")
+            compiler.problem(
+                where.at(key),
+                "transformer-unknown-key",
+                f"unknown key {key!r}",
+                "a transformer case source has exactly transformer and sources",
+            )
             ok = False
     if not isinstance(spec.get("transformer"), str) or not isinstance(spec.get("sources"), dict):
-        compiler.problem(where, "transformer-shape", "cases must be { transformer: \"./t.ts\", sources: { name: \"./file\" } }",
-                         "transformer is a module path and sources an object of named file paths")
+        compiler.problem(
+            where,
+            "transformer-shape",
+            "cases must be { transformer: \"./t.ts\", sources: { name: \"./file\" } }",
+            "transformer is a module path and sources an object of named file paths",
+        )
         return None
     module = _transformer_module(compiler, spec["transformer"], where.at("transformer"))
     sources = _sources(compiler, spec["sources"], where.at("sources"))
@@ -83,8 +94,7 @@ def prepare_transformer(compiler: EvalContext, spec: dict, where: Where) -> "Tra
     return TransformerRun(compiler, module, sources, where)
 
 
-def expand_transformer(compiler: EvalContext, spec: dict, where: Where, result: CompiledEval,
-                       finish: Finish) -> bool:
+def expand_transformer(compiler: EvalContext, spec: dict, where: Where, result: CompiledEval, finish: Finish) -> bool:
     """Hand the transformer's cases to `finish`; False when it failed (see EvalCompiler._cases)."""
     run = prepare_transformer(compiler, spec, where)
     if run is None:
@@ -110,37 +120,56 @@ def check_total_sources(evals: list[CompiledEval], diags) -> None:
             total = sum(counted.values())
             if total > MAX_TOTAL_SOURCE_BYTES:
                 where = ev.where or Where(ev.module)
-                diags.error("transformer-sources-total",
-                            f"with {rel}, transformer sources total {total:,} bytes; the repository-wide limit is 200 MiB "
-                            f"({MAX_TOTAL_SOURCE_BYTES:,} bytes, each file counted once)",
-                            file=ev.module, line=where.line, col=where.col,
-                            hint="split the benchmark, or share source files between transformers")
+                diags.error(
+                    "transformer-sources-total",
+                    f"with {rel}, transformer sources total {total:,} bytes; the repository-wide limit is 200 MiB "
+                    f"({MAX_TOTAL_SOURCE_BYTES:,} bytes, each file counted once)",
+                    file=ev.module,
+                    line=where.line,
+                    col=where.col,
+                    hint="split the benchmark, or share source files between transformers",
+                )
                 return
 
 
 def _transformer_module(compiler: EvalContext, text: str, where: Where) -> str | None:
     path, problem = resolve_inside(compiler.module_file.parent, text, compiler.root)
     if problem:
-        compiler.problem(where, "transformer-path", f"transformer {problem}",
-                         "the transformer path is relative to the eval module and must stay inside the benchmark root")
+        compiler.problem(
+            where,
+            "transformer-path",
+            f"transformer {problem}",
+            "the transformer path is relative to the eval module and must stay inside the benchmark root",
+        )
         return None
     assert path is not None
     if not path.name.endswith(MODULE_SUFFIXES):
-        compiler.problem(where, "transformer-path", f"transformer {display(text)} is not a .ts, .mts, .js or .mjs module",
-                         None)
+        compiler.problem(
+            where, "transformer-path", f"transformer {display(text)} is not a .ts, .mts, .js or .mjs module", None
+        )
         return None
     _, problem = probe(path)
     if problem:
-        compiler.file_problem(where, problem, f"transformer module {display(text)} ", "transformer-missing",
-                              "transformer-path", "the transformer path is relative to the eval module")
+        compiler.file_problem(
+            where,
+            problem,
+            f"transformer module {display(text)} ",
+            "transformer-missing",
+            "transformer-path",
+            "the transformer path is relative to the eval module",
+        )
         return None
     return rel_posix(path, compiler.root)
 
 
 def _sources(compiler: EvalContext, spec: dict, where: Where) -> list[SourceFile] | None:
     if not 1 <= len(spec) <= MAX_SOURCES:
-        compiler.problem(where, "transformer-sources", f"a transformer takes 1-{MAX_SOURCES} named sources, found {len(spec)}",
-                         "name each input file: sources: { questions: \"./questions.txt\" }")
+        compiler.problem(
+            where,
+            "transformer-sources",
+            f"a transformer takes 1-{MAX_SOURCES} named sources, found {len(spec)}",
+            "name each input file: sources: { questions: \"./questions.txt\" }",
+        )
         return None
     sources: list[SourceFile] = []
     ok = True
@@ -152,43 +181,69 @@ def _sources(compiler: EvalContext, spec: dict, where: Where) -> list[SourceFile
             ok = False
             continue
         if not isinstance(text, str):
-            compiler.problem(here, "transformer-source-path", f"a source must be a file path, found {json_type(text)}", None)
+            compiler.problem(
+                here, "transformer-source-path", f"a source must be a file path, found {json_type(text)}", None
+            )
             ok = False
             continue
         path, problem = resolve_inside(compiler.module_file.parent, text, compiler.root)
         if problem:
-            compiler.problem(here, "transformer-source-path", f"source {problem}",
-                             "source paths are relative to the eval module and must stay inside the benchmark root")
+            compiler.problem(
+                here,
+                "transformer-source-path",
+                f"source {problem}",
+                "source paths are relative to the eval module and must stay inside the benchmark root",
+            )
             ok = False
             continue
         assert path is not None
         info, problem = probe(path)
         if problem:
-            compiler.file_problem(here, problem, f"source file {display(text)} ", "transformer-source-missing",
-                                  "transformer-source-path", "source paths are relative to the eval module")
+            compiler.file_problem(
+                here,
+                problem,
+                f"source file {display(text)} ",
+                "transformer-source-missing",
+                "transformer-source-path",
+                "source paths are relative to the eval module",
+            )
             ok = False
             continue
         rel = rel_posix(path, compiler.root)
         size = info.st_size
         if size > MAX_SOURCE_BYTES:
-            compiler.problem(here, "transformer-source-size",
-                             f"source {rel} is {size:,} bytes; the limit per source is 50 MiB ({MAX_SOURCE_BYTES:,} bytes)",
-                             "split the data, or pre-process it into a smaller file")
+            compiler.problem(
+                here,
+                "transformer-source-size",
+                f"source {rel} is {size:,} bytes; the limit per source is 50 MiB ({MAX_SOURCE_BYTES:,} bytes)",
+                "split the data, or pre-process it into a smaller file",
+            )
             ok = False
             continue
         try:
             digest, bad_byte, identity = _hash_and_check_utf8(path)
         except FileProblem as problem:
-            compiler.file_problem(here, problem, f"source file {display(text)} ", "transformer-source-missing",
-                                  "transformer-source-path", "source paths are relative to the eval module")
+            compiler.file_problem(
+                here,
+                problem,
+                f"source file {display(text)} ",
+                "transformer-source-missing",
+                "transformer-source-path",
+                "source paths are relative to the eval module",
+            )
             ok = False
             continue
         if bad_byte is not None:
             with open_file(path) as f:
                 line = f.read(bad_byte).count(b"\n") + 1
-            compiler.diags.error("transformer-source-encoding",
-                                 f"source {rel} is not valid UTF-8 (byte {bad_byte} on line {line}; it is named {name!r} by "
-                                 f"{compiler.report.path})", file=rel, line=line, hint="save the file as UTF-8")
+            compiler.diags.error(
+                "transformer-source-encoding",
+                f"source {rel} is not valid UTF-8 (byte {bad_byte} on line {line}; it is named {name!r} by "
+                f"{compiler.report.path})",
+                file=rel,
+                line=line,
+                hint="save the file as UTF-8",
+            )
             ok = False
             continue
         sources.append(SourceFile(name, path, rel, digest, size, identity))
@@ -308,19 +363,27 @@ class TransformerRun:
         self._finish = finish
         run_limits = limits()
         if self.compiler.transform_runs is not None:
-            outputs = self._streaming(lambda: [self._from_record(record, i)
-                                               for i, record in enumerate(self.compiler.transform_runs)])
+            outputs = self._streaming(
+                lambda: [self._from_record(record, i) for i, record in enumerate(self.compiler.transform_runs)]
+            )
             return None not in outputs and self._analyze(outputs, run_limits)
         with self._workspace() as tmp:
             bundle = self._bundle(tmp / "bundle")
             if bundle is None:
                 return False
             try:
-                outputs = self._streaming(lambda: run_both(tmp, bundle, self.sources, self.compiler.install_dir,
-                                                           run_limits, self._check_streamed))
+                outputs = self._streaming(
+                    lambda: run_both(
+                        tmp, bundle, self.sources, self.compiler.install_dir, run_limits, self._check_streamed
+                    )
+                )
             except FileProblem as problem:
-                self.compiler.problem(self.where.at("sources"), "transformer-source-path", f"source {problem}",
-                                      "do not change the sources while the benchmark builds")
+                self.compiler.problem(
+                    self.where.at("sources"),
+                    "transformer-source-path",
+                    f"source {problem}",
+                    "do not change the sources while the benchmark builds",
+                )
                 return False
         return self._analyze(outputs, run_limits)
 
@@ -337,17 +400,36 @@ class TransformerRun:
         with self._workspace() as tmp:
             bundle = self._bundle(tmp / "bundle")
             if bundle is None:
-                return {"variant": index, "bundled": False, "moduleInputs": self.module_inputs,
-                        "diagnostics": [d.to_json() for d in self.compiler.diags.items]}, b""
+                return {
+                    "variant": index,
+                    "bundled": False,
+                    "moduleInputs": self.module_inputs,
+                    "diagnostics": [d.to_json() for d in self.compiler.diags.items],
+                }, b""
             try:
                 run = run_one(index, tmp, bundle, self.sources, self.compiler.install_dir, limits())
             except FileProblem as problem:
-                self.compiler.problem(self.where.at("sources"), "transformer-source-path", f"source {problem}",
-                                      "do not change the sources while the benchmark builds")
-                return {"variant": index, "bundled": False, "moduleInputs": self.module_inputs,
-                        "diagnostics": [d.to_json() for d in self.compiler.diags.items]}, b""
-        return {"variant": index, "bundled": True, "moduleInputs": self.module_inputs, "returncode": run.returncode,
-                "timedOut": run.timed_out, "complete": run.complete, "stderr": run.stderr[-20_000:]}, run.stdout
+                self.compiler.problem(
+                    self.where.at("sources"),
+                    "transformer-source-path",
+                    f"source {problem}",
+                    "do not change the sources while the benchmark builds",
+                )
+                return {
+                    "variant": index,
+                    "bundled": False,
+                    "moduleInputs": self.module_inputs,
+                    "diagnostics": [d.to_json() for d in self.compiler.diags.items],
+                }, b""
+        return {
+            "variant": index,
+            "bundled": True,
+            "moduleInputs": self.module_inputs,
+            "returncode": run.returncode,
+            "timedOut": run.timed_out,
+            "complete": run.complete,
+            "stderr": run.stderr[-20_000:],
+        }, run.stdout
 
     def _from_record(self, record: dict, index: int) -> RunOutput | None:
         self.module_inputs = record["moduleInputs"]
@@ -371,8 +453,12 @@ class TransformerRun:
         return lifetime.scratch_dir("trunchbull-transform-", parent)
 
     def _bundle(self, out_dir: Path) -> Path | None:
-        request = {"op": "bundle", "entries": [self.module], "absWorkingDir": str(self.compiler.root),
-                   "outDir": str(out_dir)}
+        request = {
+            "op": "bundle",
+            "entries": [self.module],
+            "absWorkingDir": str(self.compiler.root),
+            "outDir": str(out_dir),
+        }
         try:
             if self.compiler.helper is not None:
                 response = self.compiler.helper.request(request, timeout=BUNDLE_DEADLINE_S)
@@ -385,9 +471,14 @@ class TransformerRun:
         result = response["results"][0]
         if not result["ok"]:
             for err in result["errors"]:
-                self.compiler.diags.error("bundle", err["message"], file=err.get("file") or self.module,
-                                          line=err.get("line"), col=err.get("col"),
-                                          hint=err.get("hint") or "fix the transformer module so esbuild can bundle it")
+                self.compiler.diags.error(
+                    "bundle",
+                    err["message"],
+                    file=err.get("file") or self.module,
+                    line=err.get("line"),
+                    col=err.get("col"),
+                    hint=err.get("hint") or "fix the transformer module so esbuild can bundle it",
+                )
             return None
         self.module_inputs = [rel_posix(self.compiler.root / p, self.compiler.root) for p in result["inputs"]]
         return Path(result["bundleFile"])
@@ -395,33 +486,60 @@ class TransformerRun:
     def _failure(self, run: SandboxResult, limits: Limits) -> tuple[str, str, str | None]:
         """(code, message, hint) for a run that produced no response."""
         if run.timed_out:
-            return ("transformer-deadline", f"stopped at the deadline: the run did not finish within {limits.deadline_s:g} s "
-                    f"(limit: deadline, {DEADLINE_ENV})",
-                    f"transform must finish; raise the deadline with {DEADLINE_ENV}=SECONDS if it is just slow")
+            return (
+                "transformer-deadline",
+                f"stopped at the deadline: the run did not finish within {limits.deadline_s:g} s "
+                f"(limit: deadline, {DEADLINE_ENV})",
+                f"transform must finish; raise the deadline with {DEADLINE_ENV}=SECONDS if it is just slow",
+            )
         err = run.stderr
         if "heap out of memory" in err or "Reached heap limit" in err or "Allocation failed" in err:
-            return ("transformer-memory", f"stopped at the memory cap: the run exceeded {limits.memory_mb} MB of heap "
-                    f"(limit: memory, {MEMORY_ENV})", f"reduce memory use, or raise the cap with {MEMORY_ENV}=MB")
+            return (
+                "transformer-memory",
+                f"stopped at the memory cap: the run exceeded {limits.memory_mb} MB of heap "
+                f"(limit: memory, {MEMORY_ENV})",
+                f"reduce memory use, or raise the cap with {MEMORY_ENV}=MB",
+            )
         if "ERR_ACCESS_DENIED" in err:
-            return ("transformer-sandbox", f"stopped by the sandbox: {_last_error_line(err)}",
-                    "transformers may not write files, start processes or workers, or read outside their sources")
+            return (
+                "transformer-sandbox",
+                f"stopped by the sandbox: {_last_error_line(err)}",
+                "transformers may not write files, start processes or workers, or read outside their sources",
+            )
         if run.returncode == 0:
-            return ("transformer-crash", "the run ended without a result (did the transformer call process.exit?)",
-                    "transform must return its cases, not exit the process")
+            return (
+                "transformer-crash",
+                "the run ended without a result (did the transformer call process.exit?)",
+                "transform must return its cases, not exit the process",
+            )
         return ("transformer-crash", f"the run crashed Node (exit {run.returncode}): {_last_error_line(err)}", None)
 
     def _describe(self, response: dict) -> tuple[str, str, str | None]:
         stage = response.get("stage")
         if stage == "export":
-            return ("transformer-export", "; ".join(response.get("problems") or ["invalid default export"]),
-                    "a transformer module must `export default { name, transform }`")
+            return (
+                "transformer-export",
+                "; ".join(response.get("problems") or ["invalid default export"]),
+                "a transformer module must `export default { name, transform }`",
+            )
         if stage == "sandbox":
-            return ("transformer-sandbox", f"stopped by the sandbox: it attempted {response.get('error')}, which is forbidden",
-                    "transformers may not write files, start processes or workers, or read outside their sources")
+            return (
+                "transformer-sandbox",
+                f"stopped by the sandbox: it attempted {response.get('error')}, which is forbidden",
+                "transformers may not write files, start processes or workers, or read outside their sources",
+            )
         if stage == "result":
-            return ("too-many-cases", f"transform returned {response.get('count') or 0:,} cases; the release limit is {MAX_CASES:,} "
-                    "(limit: case count)", "split the data across several releases")
-        return ("transformer-error", f"transform threw {response.get('error')}", "transform must return an array of cases")
+            return (
+                "too-many-cases",
+                f"transform returned {response.get('count') or 0:,} cases; the release limit is {MAX_CASES:,} "
+                "(limit: case count)",
+                "split the data across several releases",
+            )
+        return (
+            "transformer-error",
+            f"transform threw {response.get('error')}",
+            "transform must return an array of cases",
+        )
 
     def _analyze(self, outputs: list[RunOutput], limits: Limits) -> bool:
         """Whether the runs agree and produced cases (the finished cases stand)."""
@@ -437,12 +555,17 @@ class TransformerRun:
         if failures:
             i, (code, message, hint) = failures[0]
             if len(failures) == 1:
-                message += f" (in run {i + 1} only: the other run succeeded, so the transformer is also not deterministic)"
+                message += (
+                    f" (in run {i + 1} only: the other run succeeded, so the transformer is also not deterministic)"
+                )
             self.error(code, f"{who}: {message}", hint)
             return False
         if name is None or authoring_id_problem(name):
-            self.error("transformer-name", f"{who}: the transformer name {authoring_id_problem(name)}",
-                       "name is an authoring ID, e.g. name: \"trivia\"")
+            self.error(
+                "transformer-name",
+                f"{who}: the transformer name {authoring_id_problem(name)}",
+                "name is an authoring ID, e.g. name: \"trivia\"",
+            )
             return False
         first, second = outputs
         assert first.response is not None and second.response is not None  # no failures
@@ -477,33 +600,45 @@ class TransformerRun:
         return output.response["result"]
 
     def _nondeterministic(self, who: str, first: dict, second: dict) -> None:
-        hint = ("transform must depend only on its sources: the two runs differ in working directory, TZ, LANG/LC_ALL, "
-                "HOME, USER, environment order, umask and clock, and Math.random() differs anyway")
+        hint = (
+            "transform must depend only on its sources: the two runs differ in working directory, TZ, LANG/LC_ALL, "
+            "HOME, USER, environment order, umask and clock, and Math.random() differs anyway"
+        )
         a, b = first["value"], second["value"]
         if isinstance(a, list) and isinstance(b, list):
             for i in range(max(len(a), len(b))):
                 if i >= len(a) or i >= len(b):
                     longer = a if i < len(a) else b
                     case_id = longer[i].get("id") if isinstance(longer[i], dict) else None
-                    self.error("transformer-nondeterministic",
-                               f"{who} is not deterministic: run 1 returned {len(a)} cases, run 2 returned {len(b)}; "
-                               f"first differing case: index {i} (id {case_id!r}, present in run {1 if i < len(a) else 2} only)",
-                               hint, path=f"result[{i}]")
+                    self.error(
+                        "transformer-nondeterministic",
+                        f"{who} is not deterministic: run 1 returned {len(a)} cases, run 2 returned {len(b)}; "
+                        f"first differing case: index {i} (id {case_id!r}, present in run {1 if i < len(a) else 2} only)",
+                        hint,
+                        path=f"result[{i}]",
+                    )
                     return
                 found = first_difference(a[i], b[i])
                 if found:
                     field_path, va, vb = found
                     ids = [c.get("id") if isinstance(c, dict) else None for c in (a[i], b[i])]
                     case_id = repr(ids[0]) if ids[0] == ids[1] else f"{ids[0]!r} in run 1, {ids[1]!r} in run 2"
-                    self.error("transformer-nondeterministic",
-                               f"{who} is not deterministic: case {i} (id {case_id}) differs in field {field_path}: "
-                               f"run 1 gave {_short(va)}, run 2 gave {_short(vb)}", hint, path=f"result[{i}]")
+                    self.error(
+                        "transformer-nondeterministic",
+                        f"{who} is not deterministic: case {i} (id {case_id}) differs in field {field_path}: "
+                        f"run 1 gave {_short(va)}, run 2 gave {_short(vb)}",
+                        hint,
+                        path=f"result[{i}]",
+                    )
                     return
         found = first_difference(first, second)
         field_path, va, vb = found or ("(output)", None, None)
-        self.error("transformer-nondeterministic",
-                   f"{who} is not deterministic: the output differs at {field_path}: run 1 gave {_short(va)}, "
-                   f"run 2 gave {_short(vb)}", hint)
+        self.error(
+            "transformer-nondeterministic",
+            f"{who} is not deterministic: the output differs at {field_path}: run 1 gave {_short(va)}, "
+            f"run 2 gave {_short(vb)}",
+            hint,
+        )
 
     def _validate(self, who: str, result: dict) -> list[CaseDraft] | None:
         value = result["value"]
@@ -517,27 +652,42 @@ class TransformerRun:
             return "result" if path == "(root)" else f"result{path}"
 
         for err in result["errors"]:
-            self.error("json-incompatible", err["problem"], "transform must return plain JSON-compatible case objects",
-                       path=at(err["path"]))
+            self.error(
+                "json-incompatible",
+                err["problem"],
+                "transform must return plain JSON-compatible case objects",
+                path=at(err["path"]),
+            )
             idx = case_index(err["path"])
             if idx is not None:
                 bad_cases.add(idx)
         for fn in result["functions"]:
             idx = case_index(fn)
             if idx is not None and fn == f"[{idx}].evaluate":
-                self.error("case-evaluate-function", "per-case evaluator functions are not supported",
-                           "use a declarative evaluate spec on the case, or one module-level evaluate on the eval",
-                           path=at(fn))
+                self.error(
+                    "case-evaluate-function",
+                    "per-case evaluator functions are not supported",
+                    "use a declarative evaluate spec on the case, or one module-level evaluate on the eval",
+                    path=at(fn),
+                )
             else:
-                self.error("json-incompatible", "a function is not JSON data",
-                           "transform must return plain JSON-compatible case objects", path=at(fn))
+                self.error(
+                    "json-incompatible",
+                    "a function is not JSON data",
+                    "transform must return plain JSON-compatible case objects",
+                    path=at(fn),
+                )
             if idx is not None:
                 bad_cases.add(idx)
         if result["errors"] and any(e["path"] == "(root)" for e in result["errors"]) or "(root)" in result["functions"]:
             return None
         if not isinstance(value, list):
-            self.error("transformer-result", f"{who}: transform must return an array of case objects, found {json_type(value)}",
-                       "return (or resolve to) an array such as [{ id, prompt, evaluate }]", path="result")
+            self.error(
+                "transformer-result",
+                f"{who}: transform must return an array of case objects, found {json_type(value)}",
+                "return (or resolve to) an array such as [{ id, prompt, evaluate }]",
+                path="result",
+            )
             return None
         if not value:
             self.error("cases-empty", f"{who}: transform returned no cases", "return at least one case", path="result")

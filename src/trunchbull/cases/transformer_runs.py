@@ -31,11 +31,26 @@ MAX_CASES = 25_000
 
 # The two runs' deliberately different environments (reproducible-builds style).
 RUNS: tuple[dict[str, Any], ...] = (
-    {"dir": "1/work", "TZ": "Pacific/Kiritimati", "LANG": "en_US.UTF-8", "HOME": "/home/trunchbull-first",
-     "USER": "trunchbull-first", "umask": 0o022, "clock_offset_ms": 0, "env_order": 1},
-    {"dir": "2/varied/deeper/cwd", "TZ": "Etc/GMT+12", "LANG": "tr_TR.UTF-8", "HOME": "/var/empty/second-home",
-     "USER": "builder2", "umask": 0o077,
-     "clock_offset_ms": ((400 * 24 + 5) * 3600 + 17 * 60 + 23) * 1000 + 456, "env_order": -1},
+    {
+        "dir": "1/work",
+        "TZ": "Pacific/Kiritimati",
+        "LANG": "en_US.UTF-8",
+        "HOME": "/home/trunchbull-first",
+        "USER": "trunchbull-first",
+        "umask": 0o022,
+        "clock_offset_ms": 0,
+        "env_order": 1,
+    },
+    {
+        "dir": "2/varied/deeper/cwd",
+        "TZ": "Etc/GMT+12",
+        "LANG": "tr_TR.UTF-8",
+        "HOME": "/var/empty/second-home",
+        "USER": "builder2",
+        "umask": 0o077,
+        "clock_offset_ms": ((400 * 24 + 5) * 3600 + 17 * 60 + 23) * 1000 + 456,
+        "env_order": -1,
+    },
 )
 
 OnCase = Callable[[int, object], None]
@@ -61,6 +76,7 @@ class Limits:
 class RunOutput:
     """One run's outcome. `response` is None when the run produced no
     complete, well-formed response (crash, deadline, exit mid-stream)."""
+
     sandbox: SandboxResult
     response: dict | None
     streamed: bool = False
@@ -101,8 +117,13 @@ class OutputReader:
     def holding(self) -> bool:
         """The run has reported its digest and waits for the caller's decision."""
         response = self.response
-        return response is not None and "stream" in response and self.trailer is not None and not self.decided \
+        return (
+            response is not None
+            and "stream" in response
+            and self.trailer is not None
+            and not self.decided
             and response["count"] > 0
+        )
 
     def ask_for_lines(self) -> None:
         """The caller asked a holding run for its lines: they (kept raw) and a second trailer follow."""
@@ -119,8 +140,14 @@ class OutputReader:
     def complete(self) -> bool:
         """A streamed response has ended with its trailer and the caller's decision."""
         response = self.response
-        return response is not None and "stream" in response and self.trailer is not None and not self.expected \
-            and not self.malformed and (self.decided or response["count"] == 0)
+        return (
+            response is not None
+            and "stream" in response
+            and self.trailer is not None
+            and not self.expected
+            and not self.malformed
+            and (self.decided or response["count"] == 0)
+        )
 
     def feed(self, line: bytes) -> bool:
         """Take the next line; True when it was a case line (more lines or a
@@ -172,7 +199,12 @@ class OutputReader:
             if trailer is None or self.expected or not isinstance(trailer.get("sha256"), str):
                 response = None
             elif trailer.get("violation"):
-                response = {"ok": False, "stage": "sandbox", "error": trailer["violation"], "name": response.get("name")}
+                response = {
+                    "ok": False,
+                    "stage": "sandbox",
+                    "error": trailer["violation"],
+                    "name": response.get("name"),
+                }
         streamed = response is not None and self.streamed and trailer is not None
         return RunOutput(sandbox, response, streamed, trailer["sha256"] if streamed and trailer else None, self.lines)
 
@@ -213,8 +245,15 @@ def _place_source(source: SourceFile, dest: Path) -> None:
         shutil.copyfileobj(src, out, 1 << 20)
 
 
-def _prepare(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Path | None,
-             tc: Toolchain, send: str = "lines") -> _Launch:
+def _prepare(
+    index: int,
+    tmp: Path,
+    bundle: Path,
+    sources: list[SourceFile],
+    install_dir: Path | None,
+    tc: Toolchain,
+    send: str = "lines",
+) -> _Launch:
     """Run `index`'s sandbox directory (the bundle and hard-linked sources)
     and its varied environment."""
     variant = RUNS[index]
@@ -228,10 +267,26 @@ def _prepare(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], ins
         _place_source(source, dest)
         request_sources.append({"name": source.name, "file": str(dest), "path": source.rel, "sha256": source.sha256})
     request = work / "request.json"
-    request.write_bytes(orjson.dumps({"bundleFile": str(work / "transformer.mjs"), "maxCases": MAX_CASES,
-                                      "send": send, "sources": request_sources}))
-    env = {**tc.base_env(), "TZ": variant["TZ"], "LANG": variant["LANG"], "LC_ALL": variant["LANG"],
-           "HOME": variant["HOME"], "USER": variant["USER"], "LOGNAME": variant["USER"], "TMPDIR": str(work)}
+    request.write_bytes(
+        orjson.dumps(
+            {
+                "bundleFile": str(work / "transformer.mjs"),
+                "maxCases": MAX_CASES,
+                "send": send,
+                "sources": request_sources,
+            }
+        )
+    )
+    env = {
+        **tc.base_env(),
+        "TZ": variant["TZ"],
+        "LANG": variant["LANG"],
+        "LC_ALL": variant["LANG"],
+        "HOME": variant["HOME"],
+        "USER": variant["USER"],
+        "LOGNAME": variant["USER"],
+        "TMPDIR": str(work),
+    }
     if variant["clock_offset_ms"]:
         env["TRUNCHBULL_CLOCK_OFFSET_MS"] = str(variant["clock_offset_ms"])
     env = dict(sorted(env.items(), reverse=variant["env_order"] < 0))
@@ -241,8 +296,9 @@ def _prepare(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], ins
     return _Launch([str(request)], read_paths, env, work, variant["umask"])
 
 
-def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Path | None, limits: Limits,
-             on_case: OnCase) -> list[RunOutput]:
+def run_both(
+    tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Path | None, limits: Limits, on_case: OnCase
+) -> list[RunOutput]:
     """Both runs at once. Run 1's cases go to `on_case` as they arrive and
     are not kept; run 2 only reports the digest of its lines. After its
     trailer each run holds on until the other has reported: its lines are
@@ -304,10 +360,19 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
         try:
             launch = _prepare(index, tmp, bundle, sources, install_dir, tc, "lines" if index == 0 else "digest")
             results[index] = result = stream_sandboxed(
-                JS_DIR / "transform.mjs", launch.args, lambda line: on_line(index, line),
-                read_paths=launch.read_paths, timeout=limits.deadline_s, tc=tc, env=launch.env, cwd=launch.cwd,
-                memory_mb=limits.memory_mb, umask=launch.umask, stdin_pipe=True,
-                on_spawn=lambda handle: running.__setitem__(index, handle))
+                JS_DIR / "transform.mjs",
+                launch.args,
+                lambda line: on_line(index, line),
+                read_paths=launch.read_paths,
+                timeout=limits.deadline_s,
+                tc=tc,
+                env=launch.env,
+                cwd=launch.cwd,
+                memory_mb=limits.memory_mb,
+                umask=launch.umask,
+                stdin_pipe=True,
+                on_spawn=lambda handle: running.__setitem__(index, handle),
+            )
             if reports[index] is None:
                 reports[index] = readers[index].output(result)
         except BaseException as err:  # re-raised in the calling thread
@@ -326,8 +391,9 @@ def run_both(tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Pa
     return [reader.output(result) for reader, result in zip(readers, done)]
 
 
-def run_one(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Path | None,
-            limits: Limits) -> SandboxResult:
+def run_one(
+    index: int, tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Path | None, limits: Limits
+) -> SandboxResult:
     """Run `index` alone, its whole output collected (for a separate expand
     step); like run_both, it is over once its response is complete."""
     tc = toolchain()
@@ -342,7 +408,16 @@ def run_one(index: int, tmp: Path, bundle: Path, sources: list[SourceFile], inst
             reader.let_go()
         return reader.complete
 
-    result = stream_sandboxed(JS_DIR / "transform.mjs", launch.args, on_line, read_paths=launch.read_paths,
-                              timeout=limits.deadline_s, tc=tc, env=launch.env, cwd=launch.cwd,
-                              memory_mb=limits.memory_mb, umask=launch.umask)
+    result = stream_sandboxed(
+        JS_DIR / "transform.mjs",
+        launch.args,
+        on_line,
+        read_paths=launch.read_paths,
+        timeout=limits.deadline_s,
+        tc=tc,
+        env=launch.env,
+        cwd=launch.cwd,
+        memory_mb=limits.memory_mb,
+        umask=launch.umask,
+    )
     return replace(result, stdout=b"".join(lines))

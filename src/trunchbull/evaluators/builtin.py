@@ -33,6 +33,7 @@ def _non_empty(spec: dict) -> Grader:
         if output.strip():
             return "pass", 1.0, "the output is not empty", None
         return "fail", 0.0, "the output is empty or only whitespace" if output else "the output is empty", None
+
     return grade
 
 
@@ -51,6 +52,7 @@ def _exact(spec: dict) -> Grader:
         else:
             why = f"is {preview(trimmed)}"
         return "fail", 0.0, f"expected exactly {preview(expected)}; the trimmed output {why}", None
+
     return grade
 
 
@@ -63,6 +65,7 @@ def _contains(spec: dict) -> Grader:
         if needle in output.casefold():
             return "pass", 1.0, pass_message, None
         return "fail", 0.0, fail_message, None
+
     return grade
 
 
@@ -91,13 +94,24 @@ def _answer_bank(spec: dict) -> Grader:
         normalized = _normalize_output(output)
         for original, norm in forbidden:
             if norm in normalized:
-                return ("fail", 0.0, f"the output contains the forbidden answer {preview(original)}",
-                        {"forbidden": original})
+                return (
+                    "fail",
+                    0.0,
+                    f"the output contains the forbidden answer {preview(original)}",
+                    {"forbidden": original},
+                )
         for original, norm in answers:
             if norm in normalized:
                 return "pass", 1.0, f"the output contains the answer {preview(original)}", {"matched": original}
-        return ("fail", 0.0, "the output contains none of the answers "
-                + ", ".join(preview(a, 30) for a, _ in answers[:5]) + (" …" if len(answers) > 5 else ""), None)
+        return (
+            "fail",
+            0.0,
+            "the output contains none of the answers "
+            + ", ".join(preview(a, 30) for a, _ in answers[:5])
+            + (" …" if len(answers) > 5 else ""),
+            None,
+        )
+
     return grade
 
 
@@ -117,6 +131,7 @@ def _gsm8k(spec: dict) -> Grader:
         if answer == expected:
             return "pass", 1.0, f"{_WHERE[method]} is {answer}, as expected", details
         return "fail", 0.0, f"{_WHERE[method]} is {answer} (from {raw!r}), expected {expected}", details
+
     return grade
 
 
@@ -125,6 +140,7 @@ def _tool_call_syntax(spec: dict, case_tools: list[str], schemas: ToolSchemas) -
 
     def grade(output: str, calls: list) -> Result:
         return evaluator.grade(calls)
+
     return grade
 
 

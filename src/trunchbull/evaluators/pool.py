@@ -40,6 +40,7 @@ WORKER_MEMORY_MB = 1024
 @dataclass(frozen=True)
 class Call:
     """One custom-evaluator call: the bundle's absolute path and the input object."""
+
     module: str
     input: dict
 
@@ -66,11 +67,23 @@ class _Process:
     def __init__(self, tc: Toolchain, read_paths: list[Path], deadline_s: float, memory_mb: int):
         read_fd, write_fd = os.pipe()
         self.log = tempfile.TemporaryFile(prefix="trunchbull-evaluator-")
-        cmd = [str(tc.node), *sandbox_flags([*read_paths, JS_DIR], memory_mb), str(WORKER_SCRIPT),
-               str(int(deadline_s * 1000)), str(write_fd)]
+        cmd = [
+            str(tc.node),
+            *sandbox_flags([*read_paths, JS_DIR], memory_mb),
+            str(WORKER_SCRIPT),
+            str(int(deadline_s * 1000)),
+            str(write_fd),
+        ]
         try:
-            self.proc = lifetime.spawn(cmd, stdin=subprocess.PIPE, stdout=self.log, stderr=self.log,
-                                       pass_fds=(write_fd,), env=tc.base_env(), cwd=str(JS_DIR))
+            self.proc = lifetime.spawn(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=self.log,
+                stderr=self.log,
+                pass_fds=(write_fd,),
+                env=tc.base_env(),
+                cwd=str(JS_DIR),
+            )
         finally:
             os.close(write_fd)
         self.out_fd = read_fd
@@ -111,8 +124,16 @@ class _Process:
 class EvaluatorPool:
     """`with EvaluatorPool(read_paths) as pool: results = pool.run(calls)`."""
 
-    def __init__(self, read_paths: Sequence[Path], *, size: int | None = None, deadline_s: float = DEADLINE_S,
-                 grace_s: float = GRACE_S, memory_mb: int = WORKER_MEMORY_MB, tc: Toolchain | None = None):
+    def __init__(
+        self,
+        read_paths: Sequence[Path],
+        *,
+        size: int | None = None,
+        deadline_s: float = DEADLINE_S,
+        grace_s: float = GRACE_S,
+        memory_mb: int = WORKER_MEMORY_MB,
+        tc: Toolchain | None = None,
+    ):
         self.read_paths = [Path(p) for p in read_paths]
         self.size = size or pool_size()
         self.deadline_s = deadline_s
@@ -185,8 +206,7 @@ class EvaluatorPool:
         proc = self._processes[slot] = self._spawn()
         return proc
 
-    def _run_chunk(self, slot: int, calls: Sequence[Call], indices: range,
-                   results: list[CallResult | None]) -> None:
+    def _run_chunk(self, slot: int, calls: Sequence[Call], indices: range, results: list[CallResult | None]) -> None:
         pending = deque(indices)
         proc = self._process(slot)
         limit = self.deadline_s + self.grace_s
@@ -212,10 +232,14 @@ class EvaluatorPool:
                     readable = [proc.out_fd]
             if not readable and not writable:
                 i = pending.popleft()
-                results[i] = CallResult("error", None,
-                                        f"the evaluator did not finish within the {self.deadline_s:g} s deadline "
-                                        "(its worker was stopped and replaced)", None,
-                                        round((time.monotonic() - started) * 1000, 3))
+                results[i] = CallResult(
+                    "error",
+                    None,
+                    f"the evaluator did not finish within the {self.deadline_s:g} s deadline "
+                    "(its worker was stopped and replaced)",
+                    None,
+                    round((time.monotonic() - started) * 1000, 3),
+                )
                 proc = self._replace(slot)
                 outbox, inbox, started = encode(pending), b"", time.monotonic()
                 continue
@@ -235,11 +259,14 @@ class EvaluatorPool:
                     code = proc.proc.returncode
                     how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
                     tail = log_tail(proc.log)
-                    results[i] = CallResult("error", None,
-                                            f"the evaluator worker crashed: the process {how}"
-                                            + (f"; its last output:\n{tail}" if tail else ""),
-                                            {"exitCode": code, "stderr": tail or None},
-                                            round((time.monotonic() - started) * 1000, 3))
+                    results[i] = CallResult(
+                        "error",
+                        None,
+                        f"the evaluator worker crashed: the process {how}"
+                        + (f"; its last output:\n{tail}" if tail else ""),
+                        {"exitCode": code, "stderr": tail or None},
+                        round((time.monotonic() - started) * 1000, 3),
+                    )
                     proc = self._replace(slot)
                     outbox, inbox, started = encode(pending), b"", time.monotonic()
                     continue
@@ -255,14 +282,19 @@ class EvaluatorPool:
                         garbled = True  # user code wrote to the channel: nothing after this can be trusted
                         break
                     pending.popleft()
-                    results[answer["i"]] = CallResult(answer["outcome"], answer["score"], answer["message"],
-                                                      answer["details"], answer["ms"])
+                    results[answer["i"]] = CallResult(
+                        answer["outcome"], answer["score"], answer["message"], answer["details"], answer["ms"]
+                    )
                 if garbled:
                     i = pending.popleft()
-                    results[i] = CallResult("error", None,
-                                            "the evaluator worker's answer could not be read: something other than "
-                                            "an answer was written to its reply channel (its worker was replaced)",
-                                            None, round((time.monotonic() - started) * 1000, 3))
+                    results[i] = CallResult(
+                        "error",
+                        None,
+                        "the evaluator worker's answer could not be read: something other than "
+                        "an answer was written to its reply channel (its worker was replaced)",
+                        None,
+                        round((time.monotonic() - started) * 1000, 3),
+                    )
                     proc = self._replace(slot)
                     outbox, inbox, started = encode(pending), b"", time.monotonic()
                     continue

@@ -35,8 +35,10 @@ def fail_under_verdict(summary: dict, rate: float, noun: str = "case") -> tuple[
     Samples in error make the rate untrustworthy: not met."""
     overall = summary["overall"]
     if overall["errors"]:
-        return False, (f"--fail-under {rate:g}: {overall['errors']} {noun}(s) ended in error (infrastructure failures), "
-                       "so the pass rate cannot be trusted")
+        return False, (
+            f"--fail-under {rate:g}: {overall['errors']} {noun}(s) ended in error (infrastructure failures), "
+            "so the pass rate cannot be trusted"
+        )
     if overall["passRate"] is None:
         return False, f"--fail-under {rate:g}: no {noun} was graded"
     if overall["passRate"] < rate:
@@ -57,8 +59,15 @@ def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
     print(text, file=sys.stderr)
 
 
-def run_grade_command(release: Path, responses: Path, output: Path | None, *, json_summary: bool,
-                      fail_under: float | None, run_dir: Path | None = None) -> int:
+def run_grade_command(
+    release: Path,
+    responses: Path,
+    output: Path | None,
+    *,
+    json_summary: bool,
+    fail_under: float | None,
+    run_dir: Path | None = None,
+) -> int:
     """Prints the summary to stdout and diagnostics to stderr; returns the exit
     code (0 graded, 1 --fail-under not met, 2 unusable input)."""
     # Grading allocates a few hundred thousand long-lived containers (parsed
@@ -68,15 +77,23 @@ def run_grade_command(release: Path, responses: Path, output: Path | None, *, js
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _run_grade_command(release, responses, output, json_summary=json_summary, fail_under=fail_under,
-                                  run_dir=run_dir)
+        return _run_grade_command(
+            release, responses, output, json_summary=json_summary, fail_under=fail_under, run_dir=run_dir
+        )
     finally:
         if enabled:
             gc.enable()
 
 
-def _run_grade_command(release: Path, responses: Path, output: Path | None, *, json_summary: bool,
-                       fail_under: float | None, run_dir: Path | None) -> int:
+def _run_grade_command(
+    release: Path,
+    responses: Path,
+    output: Path | None,
+    *,
+    json_summary: bool,
+    fail_under: float | None,
+    run_dir: Path | None,
+) -> int:
     display = str(responses)
     started_at = now()
     try:
@@ -92,7 +109,10 @@ def _run_grade_command(release: Path, responses: Path, output: Path | None, *, j
         parsed, problems = parse_responses(data, display, case_ids)
         if problems:
             print_diagnostics(problems)
-            print(f"trunchbull: error: {display} cannot be graded: {len(problems)} problem(s); nothing was written", file=sys.stderr)
+            print(
+                f"trunchbull: error: {display} cannot be graded: {len(problems)} problem(s); nothing was written",
+                file=sys.stderr,
+            )
             return EXIT_UNUSABLE
         get = parsed.get
         # in a run directory every result has its repeat (0): one sample per case
@@ -112,10 +132,19 @@ def _run_grade_command(release: Path, responses: Path, output: Path | None, *, j
     met = None
     if graded.missing:
         shown = ", ".join(repr(c) for c in graded.missing[:10]) + (" …" if len(graded.missing) > 10 else "")
-        print(render_text([Diagnostic("response-missing",
-                                      f"no response for {len(graded.missing)} of {len(graded.results)} case(s): {shown}",
-                                      display, hint="they are recorded as outcome \"error\"; every case needs a response")]),
-              file=sys.stderr)
+        print(
+            render_text(
+                [
+                    Diagnostic(
+                        "response-missing",
+                        f"no response for {len(graded.missing)} of {len(graded.results)} case(s): {shown}",
+                        display,
+                        hint="they are recorded as outcome \"error\"; every case needs a response",
+                    )
+                ]
+            ),
+            file=sys.stderr,
+        )
         code = EXIT_UNUSABLE
     if fail_under is not None:
         met, verdict = fail_under_verdict(summary, fail_under)
@@ -124,14 +153,19 @@ def _run_grade_command(release: Path, responses: Path, output: Path | None, *, j
         print(verdict, file=sys.stderr)
     overall = summary["overall"]
     if overall["errors"] and not graded.missing:
-        print(f"warning: {overall['errors']} case(s) ended in error (infrastructure failures, see their messages)",
-              file=sys.stderr)
+        print(
+            f"warning: {overall['errors']} case(s) ended in error (infrastructure failures, see their messages)",
+            file=sys.stderr,
+        )
     if json_summary:
-        summary_out = {**summary, "missing": len(graded.missing),
-                       "results": str(output) if output is not None else None,
-                       "runDir": str(run_dir) if run_dir is not None else None,
-                       "failUnder": None if fail_under is None else {"rate": fail_under, "met": met},
-                       "exitCode": code}
+        summary_out = {
+            **summary,
+            "missing": len(graded.missing),
+            "results": str(output) if output is not None else None,
+            "runDir": str(run_dir) if run_dir is not None else None,
+            "failUnder": None if fail_under is None else {"rate": fail_under, "met": met},
+            "exitCode": code,
+        }
         sys.stdout.write(orjson.dumps(summary_out, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         print(render_summary(summary))

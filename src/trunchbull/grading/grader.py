@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import orjson
@@ -25,6 +24,7 @@ class Sample(NamedTuple):
     """One thing to grade: a case of the release, its response (None when
     there is none), the repeat index (None outside a run), and the error that
     kept the sample from completing ({kind, message}; None when it completed)."""
+
     case: dict
     response: Response | None
     repeat: int | None = None
@@ -39,14 +39,41 @@ class Graded:
     seconds: float = 0.0
 
 
-def _row(case: dict, repeat: int | None, outcome: str, score: float | None, message: str | None, details: Any,
-         kind: str | None, duration_ms: float, digest: str) -> dict:
+def _row(
+    case: dict,
+    repeat: int | None,
+    outcome: str,
+    score: float | None,
+    message: str | None,
+    details: Any,
+    kind: str | None,
+    duration_ms: float,
+    digest: str,
+) -> dict:
     if repeat is None:
-        return {"caseId": case["id"], "evalId": case["evalId"], "outcome": outcome, "score": score, "message": message,
-                "details": details, "evaluator": kind, "durationMs": duration_ms, "releaseDigest": digest}
-    return {"caseId": case["id"], "evalId": case["evalId"], "repeat": repeat, "outcome": outcome, "score": score,
-            "message": message, "details": details, "evaluator": kind, "durationMs": duration_ms,
-            "releaseDigest": digest}
+        return {
+            "caseId": case["id"],
+            "evalId": case["evalId"],
+            "outcome": outcome,
+            "score": score,
+            "message": message,
+            "details": details,
+            "evaluator": kind,
+            "durationMs": duration_ms,
+            "releaseDigest": digest,
+        }
+    return {
+        "caseId": case["id"],
+        "evalId": case["evalId"],
+        "repeat": repeat,
+        "outcome": outcome,
+        "score": score,
+        "message": message,
+        "details": details,
+        "evaluator": kind,
+        "durationMs": duration_ms,
+        "releaseDigest": digest,
+    }
 
 
 # The tool calls handed to graders that do not look at them: one shared, never-mutated list.
@@ -74,18 +101,39 @@ def grade(release: LoadedRelease, samples: list[Sample], missing_message: str) -
         spec = case["evaluate"]
         kind = spec.get("kind")
         if error is not None:
-            append(_row(case, repeat, "error", None, f"the sample could not be completed ({error.get('kind')}): "
-                        f"{error.get('message')}", {"error": error}, kind, 0.0, digest))
+            append(
+                _row(
+                    case,
+                    repeat,
+                    "error",
+                    None,
+                    f"the sample could not be completed ({error.get('kind')}): " f"{error.get('message')}",
+                    {"error": error},
+                    kind,
+                    0.0,
+                    digest,
+                )
+            )
             continue
         if response is None:
             missing.append(case["id"])
             append(_row(case, repeat, "error", None, missing_message, None, kind, 0.0, digest))
             continue
         if kind == "custom":
-            custom.append((len(results), spec["module"], {
-                "output": response.output, "caseData": case.get("data"), "toolCalls": response.tool_calls,
-                "normalizedToolCalls": normalize_tool_calls(response.tool_calls),
-                "finishReason": response.finish_reason, "usage": response.usage}))
+            custom.append(
+                (
+                    len(results),
+                    spec["module"],
+                    {
+                        "output": response.output,
+                        "caseData": case.get("data"),
+                        "toolCalls": response.tool_calls,
+                        "normalizedToolCalls": normalize_tool_calls(response.tool_calls),
+                        "finishReason": response.finish_reason,
+                        "usage": response.usage,
+                    },
+                )
+            )
             append(_row(case, repeat, "error", None, None, None, kind, 0.0, digest))
             continue
         t0 = clock()
@@ -108,14 +156,30 @@ def grade(release: LoadedRelease, samples: list[Sample], missing_message: str) -
             try:
                 grader = prepare(spec, case.get("tools") or [], schemas)
             except ValueError as err:
-                append(_row(case, repeat, "error", None, f"the release's evaluator spec cannot be graded: {err}", None,
-                            kind, 0.0, digest))
+                append(
+                    _row(
+                        case,
+                        repeat,
+                        "error",
+                        None,
+                        f"the release's evaluator spec cannot be graded: {err}",
+                        None,
+                        kind,
+                        0.0,
+                        digest,
+                    )
+                )
                 continue
             graders[key] = grader
         try:
             outcome, score, message, details = grader(response.output, calls)
         except Exception as err:  # noqa: BLE001 - an evaluator bug must not stop the other cases
-            outcome, score, message, details = "error", None, f"the {kind} evaluator failed: {type(err).__name__}: {err}", None
+            outcome, score, message, details = (
+                "error",
+                None,
+                f"the {kind} evaluator failed: {type(err).__name__}: {err}",
+                None,
+            )
         # ms, rounded to 0.1 µs (round() is slow)
         append(_row(case, repeat, outcome, score, message, details, kind, (clock() - t0 + 50) // 100 / 10_000, digest))
     if custom:

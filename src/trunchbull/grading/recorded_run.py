@@ -38,13 +38,31 @@ def now() -> str:
 
 
 def _record(case_id: str, response: Response) -> dict:
-    return {"caseId": case_id, "repeat": 0, "output": response.output, "toolCalls": response.tool_calls,
-            "toolResults": [], "steps": None, "finishReason": response.finish_reason, "usage": response.usage,
-            "latencyMs": None, "attempts": None, "cached": False, "error": None}
+    return {
+        "caseId": case_id,
+        "repeat": 0,
+        "output": response.output,
+        "toolCalls": response.tool_calls,
+        "toolResults": [],
+        "steps": None,
+        "finishReason": response.finish_reason,
+        "usage": response.usage,
+        "latencyMs": None,
+        "attempts": None,
+        "cached": False,
+        "error": None,
+    }
 
 
-def write_recorded_run(run_dir: Path, release: LoadedRelease, responses_path: Path, responses: dict[str, Response],
-                       results: list[dict], summary: dict, started_at: str) -> None:
+def write_recorded_run(
+    run_dir: Path,
+    release: LoadedRelease,
+    responses_path: Path,
+    responses: dict[str, Response],
+    results: list[dict],
+    summary: dict,
+    started_at: str,
+) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     log = bytearray()
     for case in release.cases:
@@ -54,19 +72,26 @@ def write_recorded_run(run_dir: Path, release: LoadedRelease, responses_path: Pa
     (run_dir / RESPONSES).write_bytes(log)
     write_results(run_dir / RESULTS, results)
     write_json(run_dir / SUMMARY, summary)
-    write_json(run_dir / RUN_JSON, {
-        "format": FORMAT,
-        "release": {"digest": release.digest, "title": release.title, "version": release.manifest.get("version"),
-                    "path": str(release.path.absolute())},
-        "model": summary.get("model"),
-        "baseUrl": None,
-        "apiKeyEnv": None,
-        "settings": None,
-        "filters": {"eval": [], "case": [], "limit": None},
-        "repeat": 1,
-        "samples": len(results),
-        "responses": str(responses_path.absolute()),
-        "trunchbull": __version__,
-        "startedAt": started_at,
-        "finishedAt": now(),
-    })
+    write_json(
+        run_dir / RUN_JSON,
+        {
+            "format": FORMAT,
+            "release": {
+                "digest": release.digest,
+                "title": release.title,
+                "version": release.manifest.get("version"),
+                "path": str(release.path.absolute()),
+            },
+            "model": summary.get("model"),
+            "baseUrl": None,
+            "apiKeyEnv": None,
+            "settings": None,
+            "filters": {"eval": [], "case": [], "limit": None},
+            "repeat": 1,
+            "samples": len(results),
+            "responses": str(responses_path.absolute()),
+            "trunchbull": __version__,
+            "startedAt": started_at,
+            "finishedAt": now(),
+        },
+    )

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import orjson
 
 from trunchbull.diagnostics import Diagnostic
 from trunchbull.ids import json_type
@@ -33,9 +32,18 @@ def parse_responses(data: bytes, display: str, case_ids) -> tuple[dict[str, Resp
     new = tuple.__new__
     for number, obj, problem in read_lines(data):
         if problem is not None:
-            problems.append(Diagnostic("response-json", problem.message, display, number, problem.col,
-                                       "the file was cut off mid-write: complete or remove its last line" if problem.torn
-                                       else "each line must be one complete JSON object"))
+            problems.append(
+                Diagnostic(
+                    "response-json",
+                    problem.message,
+                    display,
+                    number,
+                    problem.col,
+                    "the file was cut off mid-write: complete or remove its last line"
+                    if problem.torn
+                    else "each line must be one complete JSON object",
+                )
+            )
             continue
         # the common case, checked in one go; anything else is diagnosed below
         if type(obj) is dict:
@@ -45,56 +53,97 @@ def parse_responses(data: bytes, display: str, case_ids) -> tuple[dict[str, Resp
             tool_calls = get("toolCalls")
             finish = get("finishReason")
             usage = get("usage")
-            if (type(case_id) is str and type(output) is str
-                    and (tool_calls is None or type(tool_calls) is list)
-                    and (finish is None or type(finish) is str)
-                    and (usage is None or type(usage) is dict)
-                    and case_id in case_ids and case_id not in responses):
+            if (
+                type(case_id) is str
+                and type(output) is str
+                and (tool_calls is None or type(tool_calls) is list)
+                and (finish is None or type(finish) is str)
+                and (usage is None or type(usage) is dict)
+                and case_id in case_ids
+                and case_id not in responses
+            ):
                 responses[case_id] = new(Response, (number, output, tool_calls or [], finish, usage))
                 continue
         _diagnose(obj, number, display, case_ids, responses, problems, suggested)
     return responses, problems
 
 
-def _diagnose(obj: Any, number: int, display: str, case_ids, responses: dict[str, Response],
-              problems: list[Diagnostic], suggested: list[int]) -> None:
+def _diagnose(
+    obj: Any,
+    number: int,
+    display: str,
+    case_ids,
+    responses: dict[str, Response],
+    problems: list[Diagnostic],
+    suggested: list[int],
+) -> None:
     """The problems of one parsed line that is not a plain valid response
     (a response with bad field types is still recorded, so that a later
     duplicate of it is reported too)."""
     if type(obj) is not dict:
-        problems.append(Diagnostic("response-invalid", f"a response must be a JSON object, found {json_type(obj)}",
-                                   display, number))
+        problems.append(
+            Diagnostic("response-invalid", f"a response must be a JSON object, found {json_type(obj)}", display, number)
+        )
         return
     case_id = obj.get("caseId")
     if type(case_id) is not str:
-        problems.append(Diagnostic("response-invalid",
-                                   "a response needs a string caseId" + ("" if "caseId" not in obj else f", found {json_type(case_id)}"),
-                                   display, number))
+        problems.append(
+            Diagnostic(
+                "response-invalid",
+                "a response needs a string caseId" + ("" if "caseId" not in obj else f", found {json_type(case_id)}"),
+                display,
+                number,
+            )
+        )
         return
     bad = False
     output = obj.get("output")
     if type(output) is not str:
-        problems.append(Diagnostic("response-invalid",
-                                   f"response for {case_id!r}: output must be a string, "
-                                   + ("but it is missing" if "output" not in obj else f"found {json_type(output)}"),
-                                   display, number, hint="a response with only tool calls has output \"\""))
+        problems.append(
+            Diagnostic(
+                "response-invalid",
+                f"response for {case_id!r}: output must be a string, "
+                + ("but it is missing" if "output" not in obj else f"found {json_type(output)}"),
+                display,
+                number,
+                hint="a response with only tool calls has output \"\"",
+            )
+        )
         bad = True
     tool_calls = obj.get("toolCalls")
     if tool_calls is None:
         tool_calls = []
     elif type(tool_calls) is not list:
-        problems.append(Diagnostic("response-invalid", f"response for {case_id!r}: toolCalls must be an array, found {json_type(tool_calls)}",
-                                   display, number))
+        problems.append(
+            Diagnostic(
+                "response-invalid",
+                f"response for {case_id!r}: toolCalls must be an array, found {json_type(tool_calls)}",
+                display,
+                number,
+            )
+        )
         bad = True
     finish = obj.get("finishReason")
     if finish is not None and type(finish) is not str:
-        problems.append(Diagnostic("response-invalid", f"response for {case_id!r}: finishReason must be a string, found {json_type(finish)}",
-                                   display, number))
+        problems.append(
+            Diagnostic(
+                "response-invalid",
+                f"response for {case_id!r}: finishReason must be a string, found {json_type(finish)}",
+                display,
+                number,
+            )
+        )
         bad = True
     usage = obj.get("usage")
     if usage is not None and type(usage) is not dict:
-        problems.append(Diagnostic("response-invalid", f"response for {case_id!r}: usage must be an object, found {json_type(usage)}",
-                                   display, number))
+        problems.append(
+            Diagnostic(
+                "response-invalid",
+                f"response for {case_id!r}: usage must be an object, found {json_type(usage)}",
+                display,
+                number,
+            )
+        )
         bad = True
     if case_id not in case_ids:
         hint = None
@@ -104,14 +153,28 @@ def _diagnose(obj: Any, number: int, display: str, case_ids, responses: dict[str
             suggested[0] += 1
             near = suggest(case_id, list(case_ids))
             hint = f"did you mean {near!r}?" if near else None
-        problems.append(Diagnostic("response-unknown-case", f"unknown caseId {case_id!r}: the release has no such case",
-                                   display, number, hint=hint or "check that the responses belong to this release"))
+        problems.append(
+            Diagnostic(
+                "response-unknown-case",
+                f"unknown caseId {case_id!r}: the release has no such case",
+                display,
+                number,
+                hint=hint or "check that the responses belong to this release",
+            )
+        )
         return
     previous = responses.get(case_id)
     if previous is not None:
-        problems.append(Diagnostic("response-duplicate",
-                                   f"duplicate response for case {case_id!r} (first at line {previous.line})",
-                                   display, number, hint="each case needs exactly one response"))
+        problems.append(
+            Diagnostic(
+                "response-duplicate",
+                f"duplicate response for case {case_id!r} (first at line {previous.line})",
+                display,
+                number,
+                hint="each case needs exactly one response",
+            )
+        )
         return
-    responses[case_id] = Response(number, output if not bad and isinstance(output, str) else "",
-                                  tool_calls if not bad else [], finish, usage)
+    responses[case_id] = Response(
+        number, output if not bad and isinstance(output, str) else "", tool_calls if not bad else [], finish, usage
+    )

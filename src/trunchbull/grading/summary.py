@@ -33,8 +33,13 @@ def _interval(mean: float | None, sd: float | None, n: int) -> list[float] | Non
     return [round(max(0.0, mean - half), DIGITS), round(min(1.0, mean + half), DIGITS)]
 
 
-def summarize(manifest: dict, results: Sequence[dict], usages: Sequence[dict | None] | None = None,
-              latencies: Sequence[float | None] | None = None, repeats: int = 1) -> dict:
+def summarize(
+    manifest: dict,
+    results: Sequence[dict],
+    usages: Sequence[dict | None] | None = None,
+    latencies: Sequence[float | None] | None = None,
+    repeats: int = 1,
+) -> dict:
     """`results`: graded rows (caseId, evalId, outcome, score); `usages` and
     `latencies`: per row, the sample's usage ({inputTokens, outputTokens,
     totalTokens}) and latency in ms, when known."""
@@ -52,35 +57,58 @@ def summarize(manifest: dict, results: Sequence[dict], usages: Sequence[dict | N
         return out
 
     frame = pl.DataFrame(
-        {"evalId": [r["evalId"] for r in results], "caseId": [r["caseId"] for r in results],
-         "outcome": [r["outcome"] for r in results], "score": [r["score"] for r in results],
-         "inputTokens": tokens("inputTokens"), "outputTokens": tokens("outputTokens"),
-         "totalTokens": tokens("totalTokens"),
-         "latencyMs": [float(v) if isinstance(v, (int, float)) else None for v in latencies]},
-        schema={"evalId": pl.String, "caseId": pl.String, "outcome": pl.String, "score": pl.Float64,
-                "inputTokens": pl.Int64, "outputTokens": pl.Int64, "totalTokens": pl.Int64, "latencyMs": pl.Float64},
+        {
+            "evalId": [r["evalId"] for r in results],
+            "caseId": [r["caseId"] for r in results],
+            "outcome": [r["outcome"] for r in results],
+            "score": [r["score"] for r in results],
+            "inputTokens": tokens("inputTokens"),
+            "outputTokens": tokens("outputTokens"),
+            "totalTokens": tokens("totalTokens"),
+            "latencyMs": [float(v) if isinstance(v, (int, float)) else None for v in latencies],
+        },
+        schema={
+            "evalId": pl.String,
+            "caseId": pl.String,
+            "outcome": pl.String,
+            "score": pl.Float64,
+            "inputTokens": pl.Int64,
+            "outputTokens": pl.Int64,
+            "totalTokens": pl.Int64,
+            "latencyMs": pl.Float64,
+        },
     )
     graded = pl.col("outcome") != "error"
-    per_case = frame.group_by("evalId", "caseId", maintain_order=True).agg(
-        graded.sum().alias("n"), (pl.col("outcome") == "pass").sum().alias("c"),
-        pl.col("score").mean().alias("caseScore"),
-    ).with_columns(pl.when(pl.col("n") > 0).then(pl.col("c") / pl.col("n")).otherwise(None).alias("casePass"))
+    per_case = (
+        frame.group_by("evalId", "caseId", maintain_order=True)
+        .agg(
+            graded.sum().alias("n"),
+            (pl.col("outcome") == "pass").sum().alias("c"),
+            pl.col("score").mean().alias("caseScore"),
+        )
+        .with_columns(pl.when(pl.col("n") > 0).then(pl.col("c") / pl.col("n")).otherwise(None).alias("casePass"))
+    )
 
     sample_aggs = [
         pl.len().alias("samples"),
         (pl.col("outcome") == "pass").sum().alias("passed"),
         (pl.col("outcome") == "fail").sum().alias("failed"),
         (pl.col("outcome") == "error").sum().alias("errors"),
-        pl.col("inputTokens").sum().alias("tokIn"), pl.col("outputTokens").sum().alias("tokOut"),
+        pl.col("inputTokens").sum().alias("tokIn"),
+        pl.col("outputTokens").sum().alias("tokOut"),
         pl.col("totalTokens").sum().alias("tokTotal"),
-        *(pl.col("latencyMs").filter(graded).quantile(q, interpolation="linear").alias(f"p{int(q * 100)}")
-          for q in (0.5, 0.9, 0.99)),
+        *(
+            pl.col("latencyMs").filter(graded).quantile(q, interpolation="linear").alias(f"p{int(q * 100)}")
+            for q in (0.5, 0.9, 0.99)
+        ),
     ]
     case_aggs = [
         pl.len().alias("cases"),
-        pl.col("casePass").count().alias("nPass"), pl.col("casePass").mean().alias("passRate"),
+        pl.col("casePass").count().alias("nPass"),
+        pl.col("casePass").mean().alias("passRate"),
         pl.col("casePass").std(ddof=1).alias("passSd"),
-        pl.col("caseScore").count().alias("nScore"), pl.col("caseScore").mean().alias("meanScore"),
+        pl.col("caseScore").count().alias("nScore"),
+        pl.col("caseScore").mean().alias("meanScore"),
         pl.col("caseScore").std(ddof=1).alias("scoreSd"),
     ]
     samples_by_eval = {row["evalId"]: row for row in frame.group_by("evalId").agg(sample_aggs).to_dicts()}
@@ -92,15 +120,25 @@ def summarize(manifest: dict, results: Sequence[dict], usages: Sequence[dict | N
     order = [e["id"] for e in manifest.get("evals") or []]
     present = list(samples_by_eval)
     eval_ids = [e for e in order if e in samples_by_eval] + [e for e in present if e not in order]
-    evals = {eval_id: _group(samples_by_eval[eval_id], cases_by_eval[eval_id], counts_by_eval[eval_id], repeats)
-             for eval_id in eval_ids}
+    evals = {
+        eval_id: _group(samples_by_eval[eval_id], cases_by_eval[eval_id], counts_by_eval[eval_id], repeats)
+        for eval_id in eval_ids
+    }
     if n:
-        overall = _group(frame.select(sample_aggs).to_dicts()[0], per_case.select(case_aggs).to_dicts()[0],
-                         [pair for pairs in counts_by_eval.values() for pair in pairs], repeats)
+        overall = _group(
+            frame.select(sample_aggs).to_dicts()[0],
+            per_case.select(case_aggs).to_dicts()[0],
+            [pair for pairs in counts_by_eval.values() for pair in pairs],
+            repeats,
+        )
     else:
         overall = _group({}, {}, [], repeats)
     return {
-        "release": {"title": manifest.get("title"), "version": manifest.get("version"), "digest": manifest.get("digest")},
+        "release": {
+            "title": manifest.get("title"),
+            "version": manifest.get("version"),
+            "digest": manifest.get("digest"),
+        },
         "overall": overall,
         "evals": evals,
     }
@@ -118,8 +156,11 @@ def _group(samples: dict, cases: dict, counts: list[tuple[int, int]], repeats: i
         "passRateCI": _interval(pass_rate, cases.get("passSd"), cases.get("nPass", 0)),
         "meanScore": _rounded(mean_score),
         "meanScoreCI": _interval(mean_score, cases.get("scoreSd"), cases.get("nScore", 0)),
-        "tokens": {"input": samples.get("tokIn") or 0, "output": samples.get("tokOut") or 0,
-                   "total": samples.get("tokTotal") or 0},
+        "tokens": {
+            "input": samples.get("tokIn") or 0,
+            "output": samples.get("tokOut") or 0,
+            "total": samples.get("tokTotal") or 0,
+        },
         "latencyMs": {key: _rounded(samples.get(key)) for key in ("p50", "p90", "p99")},
     }
     if repeats >= 2:

@@ -20,7 +20,19 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f}"
 
 
-COLUMNS = ("eval", "samples", "pass", "fail", "error", "pass rate", "95% CI", "mean score", "tokens", "p50 ms", "p90 ms")
+COLUMNS = (
+    "eval",
+    "samples",
+    "pass",
+    "fail",
+    "error",
+    "pass rate",
+    "95% CI",
+    "mean score",
+    "tokens",
+    "p50 ms",
+    "p90 ms",
+)
 
 
 def render_summary(summary: dict) -> str:
@@ -29,13 +41,27 @@ def render_summary(summary: dict) -> str:
     rows = [(eval_id, group) for eval_id, group in summary["evals"].items()] + [("overall", summary["overall"])]
     cells = [COLUMNS]
     for eval_id, g in rows:
-        cells.append((eval_id, f"{g['samples']:,}", f"{g['passed']:,}", f"{g['failed']:,}", f"{g['errors']:,}",
-                      _pct(g["passRate"]), _interval(g["passRateCI"]), _number(g["meanScore"]),
-                      f"{g['tokens']['total']:,}", _ms(g["latencyMs"]["p50"]), _ms(g["latencyMs"]["p90"])))
+        cells.append(
+            (
+                eval_id,
+                f"{g['samples']:,}",
+                f"{g['passed']:,}",
+                f"{g['failed']:,}",
+                f"{g['errors']:,}",
+                _pct(g["passRate"]),
+                _interval(g["passRateCI"]),
+                _number(g["meanScore"]),
+                f"{g['tokens']['total']:,}",
+                _ms(g["latencyMs"]["p50"]),
+                _ms(g["latencyMs"]["p90"]),
+            )
+        )
     widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
 
     def line(row: tuple) -> str:
-        return "  ".join(row[0].ljust(widths[0]) if i == 0 else row[i].rjust(widths[i]) for i in range(len(row))).rstrip()
+        return "  ".join(
+            row[0].ljust(widths[0]) if i == 0 else row[i].rjust(widths[i]) for i in range(len(row))
+        ).rstrip()
 
     header = line(cells[0])
     out = [f"release {title} ({release['digest']})", header, "-" * len(header)]

@@ -49,8 +49,10 @@ def bundle_front_end() -> FrontEnd:
             pass
     proc = lifetime.run([str(tc.node), str(JS_DIR / "report_bundle.mjs"), str(ENTRY)], env=tc.base_env(), cwd=WEB_DIR)
     if proc.returncode != 0:
-        raise UsageError(f"bundling the report's front end failed (is the toolchain complete? "
-                         f"delete it to reinstall): {proc.stderr.strip()}")
+        raise UsageError(
+            f"bundling the report's front end failed (is the toolchain complete? "
+            f"delete it to reinstall): {proc.stderr.strip()}"
+        )
     out = orjson.loads(proc.stdout)
     if cached is not None:
         try:

@@ -67,8 +67,9 @@ def _report_command(args) -> int:
     cases = release_cases(run.meta, args.release)
     runs = [("B" if baseline else "run", run, cases)]
     if baseline is not None:
-        same = (baseline.meta.get("release") == run.meta.get("release") and args.vs_release is None
-                and args.release is None)
+        same = (
+            baseline.meta.get("release") == run.meta.get("release") and args.vs_release is None and args.release is None
+        )
         runs.append(("A", baseline, cases if same else release_cases(baseline.meta, args.vs_release)))
     payload = build_payload(title, runs, comparison)
     page = scrub_secrets(render_html(title, payload, bundle_front_end()), [run] + ([baseline] if baseline else []))

@@ -41,6 +41,9 @@ def _compare_command(args) -> int:
         print(render_comparison(comparison, comparison["a"], comparison["b"]))
     if code == EXIT_REGRESSED:
         ci = comparison["overall"]["ci"]
-        print(f"trunchbull: --fail-on-regression: B is significantly worse than A (difference "
-              f"{comparison['overall']['difference']:+.4g}, 95% CI [{ci[0]:+.4g}, {ci[1]:+.4g}])", file=sys.stderr)
+        print(
+            f"trunchbull: --fail-on-regression: B is significantly worse than A (difference "
+            f"{comparison['overall']['difference']:+.4g}, 95% CI [{ci[0]:+.4g}, {ci[1]:+.4g}])",
+            file=sys.stderr,
+        )
     return code

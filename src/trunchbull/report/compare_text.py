@@ -5,8 +5,7 @@ from __future__ import annotations
 
 LISTED = 50  # cases listed per kind; the JSON output has all of them
 
-COLUMNS = ("eval", "cases", "A mean", "B mean", "B - A", "SE", "95% CI", "regressed", "fixed", "unchanged",
-           "left out")
+COLUMNS = ("eval", "cases", "A mean", "B mean", "B - A", "SE", "95% CI", "regressed", "fixed", "unchanged", "left out")
 
 
 def _signed(value: float | None) -> str:
@@ -39,8 +38,10 @@ def _cases(title: str, items: list[dict] | list[str]) -> list[str]:
         if isinstance(item, str):
             out.append(f"  {item}")
         else:
-            out.append(f"  {item['caseId']}  pass {_pct(item['a']['passRate'])} -> {_pct(item['b']['passRate'])}, "
-                       f"score {_number(item['a']['score'])} -> {_number(item['b']['score'])}")
+            out.append(
+                f"  {item['caseId']}  pass {_pct(item['a']['passRate'])} -> {_pct(item['b']['passRate'])}, "
+                f"score {_number(item['a']['score'])} -> {_number(item['b']['score'])}"
+            )
     if len(items) > LISTED:
         out.append(f"  … and {len(items) - LISTED:,} more (--json lists them all)")
     return out
@@ -51,18 +52,36 @@ def render_comparison(comparison: dict, a: dict, b: dict) -> str:
     rows = [*comparison["evals"].items(), ("overall", comparison["overall"])]
     cells = [COLUMNS]
     for eval_id, g in rows:
-        cells.append((eval_id, f"{g['n']:,}", _number(g["meanA"]), _number(g["meanB"]), _signed(g["difference"]),
-                      _number(g["standardError"]), _interval(g["ci"]), f"{g['regressed']:,}", f"{g['fixed']:,}",
-                      f"{g['unchanged']:,}", f"{g['excluded']:,}"))
+        cells.append(
+            (
+                eval_id,
+                f"{g['n']:,}",
+                _number(g["meanA"]),
+                _number(g["meanB"]),
+                _signed(g["difference"]),
+                _number(g["standardError"]),
+                _interval(g["ci"]),
+                f"{g['regressed']:,}",
+                f"{g['fixed']:,}",
+                f"{g['unchanged']:,}",
+                f"{g['excluded']:,}",
+            )
+        )
     widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
 
     def line(row: tuple) -> str:
-        return "  ".join(row[0].ljust(widths[0]) if i == 0 else row[i].rjust(widths[i]) for i in range(len(row))).rstrip()
+        return "  ".join(
+            row[0].ljust(widths[0]) if i == 0 else row[i].rjust(widths[i]) for i in range(len(row))
+        ).rstrip()
 
     header = line(cells[0])
-    out = [_run_line("A", a), _run_line("B", b),
-           "paired difference of mean scores (B - A) over the cases both runs graded; 95% CI: paired t",
-           header, "-" * len(header)]
+    out = [
+        _run_line("A", a),
+        _run_line("B", b),
+        "paired difference of mean scores (B - A) over the cases both runs graded; 95% CI: paired t",
+        header,
+        "-" * len(header),
+    ]
     for index, row in enumerate(cells[1:]):
         if index == len(cells) - 2:
             out.append("-" * len(header))

@@ -10,16 +10,26 @@ from trunchbull.report.run_dir import RunDirectory
 
 def describe_run(run: RunDirectory) -> dict:
     release = run.meta.get("release") or {}
-    return {"runDir": str(run.path), "model": run.model, "repeat": run.meta.get("repeat"),
-            "release": {"title": release.get("title"), "version": release.get("version"), "digest": run.digest}}
+    return {
+        "runDir": str(run.path),
+        "model": run.model,
+        "repeat": run.meta.get("repeat"),
+        "release": {"title": release.get("title"), "version": release.get("version"), "digest": run.digest},
+    }
 
 
 def compare_runs(a: RunDirectory, b: RunDirectory, allow_release_change: bool = False) -> dict:
     changed = a.digest != b.digest
     if changed and not allow_release_change:
-        raise UsageError(f"{a.path} and {b.path} ran different releases ({a.digest} and {b.digest}), so their cases "
-                         "may not be the same. Compare runs of one release, or pass --allow-release-change to pair "
-                         "cases by ID (added and removed cases are listed)")
+        raise UsageError(
+            f"{a.path} and {b.path} ran different releases ({a.digest} and {b.digest}), so their cases "
+            "may not be the same. Compare runs of one release, or pass --allow-release-change to pair "
+            "cases by ID (added and removed cases are listed)"
+        )
     order = [*a.summary["evals"], *b.summary["evals"]]
-    return {"a": describe_run(a), "b": describe_run(b), "releaseChanged": changed,
-            **compare_results(a.results, b.results, order)}
+    return {
+        "a": describe_run(a),
+        "b": describe_run(b),
+        "releaseChanged": changed,
+        **compare_results(a.results, b.results, order),
+    }

@@ -11,9 +11,28 @@ import orjson
 
 from trunchbull.report.run_dir import RunDirectory
 
-COLUMNS = ("caseId", "evalId", "repeat", "outcome", "score", "evaluator", "message", "details", "output",
-           "toolCalls", "finishReason", "steps", "inputTokens", "outputTokens", "totalTokens", "latencyMs",
-           "attempts", "cached", "errorKind", "errorMessage")
+COLUMNS = (
+    "caseId",
+    "evalId",
+    "repeat",
+    "outcome",
+    "score",
+    "evaluator",
+    "message",
+    "details",
+    "output",
+    "toolCalls",
+    "finishReason",
+    "steps",
+    "inputTokens",
+    "outputTokens",
+    "totalTokens",
+    "latencyMs",
+    "attempts",
+    "cached",
+    "errorKind",
+    "errorMessage",
+)
 
 
 def _cell(value: object) -> object:
@@ -34,10 +53,31 @@ def results_csv(run: RunDirectory) -> str:
         record = run.record_of(row) or {}
         usage = record.get("usage") if type(record.get("usage")) is dict else {}
         error = record.get("error") if type(record.get("error")) is dict else {}
-        writer.writerow([_cell(v) for v in (
-            row["caseId"], row["evalId"], row.get("repeat", 0), row["outcome"], row.get("score"),
-            row.get("evaluator"), row.get("message"), row.get("details"), record.get("output"),
-            record.get("toolCalls") if record else None, record.get("finishReason"), record.get("steps"),
-            usage.get("inputTokens"), usage.get("outputTokens"), usage.get("totalTokens"), record.get("latencyMs"),
-            record.get("attempts"), record.get("cached"), error.get("kind"), error.get("message"))])
+        writer.writerow(
+            [
+                _cell(v)
+                for v in (
+                    row["caseId"],
+                    row["evalId"],
+                    row.get("repeat", 0),
+                    row["outcome"],
+                    row.get("score"),
+                    row.get("evaluator"),
+                    row.get("message"),
+                    row.get("details"),
+                    record.get("output"),
+                    record.get("toolCalls") if record else None,
+                    record.get("finishReason"),
+                    record.get("steps"),
+                    usage.get("inputTokens"),
+                    usage.get("outputTokens"),
+                    usage.get("totalTokens"),
+                    record.get("latencyMs"),
+                    record.get("attempts"),
+                    record.get("cached"),
+                    error.get("kind"),
+                    error.get("message"),
+                )
+            ]
+        )
     return out.getvalue()

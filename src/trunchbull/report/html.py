@@ -11,8 +11,10 @@ import orjson
 
 from trunchbull.report.bundle import FrontEnd
 
-CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
-       "base-uri 'none'; form-action 'none'")
+CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
+    "base-uri 'none'; form-action 'none'"
+)
 
 
 def _inline_script(text: str) -> str:

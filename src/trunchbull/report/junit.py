@@ -56,8 +56,7 @@ def junit_xml(run: RunDirectory) -> bytes:
             if run.meta.get("startedAt"):
                 suite.set("timestamp", str(run.meta["startedAt"]).removesuffix("Z"))
             properties = ET.SubElement(suite, "properties")
-            for name, value in (("model", run.model), ("release", release.get("digest")),
-                                ("release.title", title)):
+            for name, value in (("model", run.model), ("release", release.get("digest")), ("release.title", title)):
                 if value:
                     ET.SubElement(properties, "property", {"name": name, "value": _text(value)})
             suites[eval_id] = (suite, _Counts())
@@ -71,7 +70,9 @@ def junit_xml(run: RunDirectory) -> bytes:
         outcome = row["outcome"]
         message = _text(row.get("message") or "")
         if outcome == "fail":
-            failure = ET.SubElement(case, "failure", {"message": message, "type": _text(row.get("evaluator") or "fail")})
+            failure = ET.SubElement(
+                case, "failure", {"message": message, "type": _text(row.get("evaluator") or "fail")}
+            )
             if row.get("details") is not None:
                 failure.text = _text(orjson.dumps(row["details"], option=orjson.OPT_INDENT_2).decode())
         elif outcome == "error":

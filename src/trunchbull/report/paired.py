@@ -56,9 +56,13 @@ def case_means(results: list[dict]) -> dict[str, CaseMean]:
             entry[4] += score
             entry[5] += 1
     new = tuple.__new__
-    return {case_id: new(CaseMean, (eval_id, graded, samples, passed / graded if graded else None,
-                                    total / scored if scored else None))
-            for case_id, (eval_id, graded, samples, passed, total, scored) in acc.items()}
+    return {
+        case_id: new(
+            CaseMean,
+            (eval_id, graded, samples, passed / graded if graded else None, total / scored if scored else None),
+        )
+        for case_id, (eval_id, graded, samples, passed, total, scored) in acc.items()
+    }
 
 
 def _rounded(value: float | None) -> float | None:
@@ -74,8 +78,14 @@ def paired_difference(a: list[float], b: list[float]) -> dict:
         return {"n": 0, "meanA": None, "meanB": None, "difference": None, "standardError": None, "ci": None}
     diffs = [y - x for x, y in zip(a, b)]
     mean = fsum(diffs) / n
-    out = {"n": n, "meanA": _rounded(fsum(a) / n), "meanB": _rounded(fsum(b) / n), "difference": _rounded(mean),
-           "standardError": None, "ci": None}
+    out = {
+        "n": n,
+        "meanA": _rounded(fsum(a) / n),
+        "meanB": _rounded(fsum(b) / n),
+        "difference": _rounded(mean),
+        "standardError": None,
+        "ci": None,
+    }
     if n >= 2:
         sd = sqrt(fsum((d - mean) ** 2 for d in diffs) / (n - 1))
         se = sd / sqrt(n)
@@ -97,8 +107,15 @@ class _Group:
     removed: int = 0
 
     def to_json(self) -> dict:
-        return {**paired_difference(self.a, self.b), "regressed": self.regressed, "fixed": self.fixed,
-                "unchanged": self.unchanged, "excluded": self.excluded, "added": self.added, "removed": self.removed}
+        return {
+            **paired_difference(self.a, self.b),
+            "regressed": self.regressed,
+            "fixed": self.fixed,
+            "unchanged": self.unchanged,
+            "excluded": self.excluded,
+            "added": self.added,
+            "removed": self.removed,
+        }
 
 
 def compare_results(results_a: list[dict], results_b: list[dict], eval_order: list[str] | None = None) -> dict:
@@ -107,8 +124,11 @@ def compare_results(results_a: list[dict], results_b: list[dict], eval_order: li
     (IDs), `changedCases` (regressions then fixes, each with its pass rates
     and scores in both runs), `excludedCases`, `addedCases`, `removedCases`."""
     means_a, means_b = case_means(results_a), case_means(results_b)
-    order = list(dict.fromkeys([*(eval_order or []), *(m.eval_id for m in means_b.values()),
-                                *(m.eval_id for m in means_a.values())]))
+    order = list(
+        dict.fromkeys(
+            [*(eval_order or []), *(m.eval_id for m in means_b.values()), *(m.eval_id for m in means_a.values())]
+        )
+    )
     groups = {eval_id: _Group([], []) for eval_id in order}
     overall = _Group([], [])
     changes: list[tuple[str, dict]] = []
@@ -143,9 +163,18 @@ def compare_results(results_a: list[dict], results_b: list[dict], eval_order: li
         for g in (group, overall):
             setattr(g, kind, getattr(g, kind) + 1)
         if kind != "unchanged":
-            changes.append((kind, {"caseId": case_id, "evalId": b.eval_id, "change": kind,
-                                   "a": {"passRate": _rounded(a.pass_rate), "score": _rounded(a.score)},
-                                   "b": {"passRate": _rounded(b.pass_rate), "score": _rounded(b.score)}}))
+            changes.append(
+                (
+                    kind,
+                    {
+                        "caseId": case_id,
+                        "evalId": b.eval_id,
+                        "change": kind,
+                        "a": {"passRate": _rounded(a.pass_rate), "score": _rounded(a.score)},
+                        "b": {"passRate": _rounded(b.pass_rate), "score": _rounded(b.score)},
+                    },
+                )
+            )
     position = {case_id: i for i, case_id in enumerate(case_ids)}
 
     def by_change(item: dict) -> tuple:
@@ -154,11 +183,18 @@ def compare_results(results_a: list[dict], results_b: list[dict], eval_order: li
     regressed = sorted((c for kind, c in changes if kind == "regressed"), key=by_change)
     fixed = sorted((c for kind, c in changes if kind == "fixed"), key=by_change)
     return {
-        "method": {"pairing": "case ID", "difference": "mean over shared cases of (B - A) per-case mean score",
-                   "interval": "paired t, n - 1 degrees of freedom", "confidence": CONFIDENCE},
+        "method": {
+            "pairing": "case ID",
+            "difference": "mean over shared cases of (B - A) per-case mean score",
+            "interval": "paired t, n - 1 degrees of freedom",
+            "confidence": CONFIDENCE,
+        },
         "overall": overall.to_json(),
-        "evals": {eval_id: g.to_json() for eval_id, g in groups.items()
-                  if g.a or g.excluded or g.added or g.removed or g.regressed or g.fixed or g.unchanged},
+        "evals": {
+            eval_id: g.to_json()
+            for eval_id, g in groups.items()
+            if g.a or g.excluded or g.added or g.removed or g.regressed or g.fixed or g.unchanged
+        },
         "regressedCases": [c["caseId"] for c in regressed],
         "fixedCases": [c["caseId"] for c in fixed],
         "changedCases": [*regressed, *fixed],

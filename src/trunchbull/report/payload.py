@@ -45,10 +45,18 @@ def public_url(url: str | None) -> str | None:
 def _meta(run: RunDirectory) -> dict:
     meta = run.meta
     release = meta.get("release") or {}
-    return {"runDir": str(run.path), "model": run.model, "baseUrl": public_url(meta.get("baseUrl")),
-            "repeat": meta.get("repeat"), "settings": meta.get("settings"), "filters": meta.get("filters"),
-            "startedAt": meta.get("startedAt"), "finishedAt": meta.get("finishedAt"), "trunchbull": meta.get("trunchbull"),
-            "release": {"title": release.get("title"), "version": release.get("version"), "digest": run.digest}}
+    return {
+        "runDir": str(run.path),
+        "model": run.model,
+        "baseUrl": public_url(meta.get("baseUrl")),
+        "repeat": meta.get("repeat"),
+        "settings": meta.get("settings"),
+        "filters": meta.get("filters"),
+        "startedAt": meta.get("startedAt"),
+        "finishedAt": meta.get("finishedAt"),
+        "trunchbull": meta.get("trunchbull"),
+        "release": {"title": release.get("title"), "version": release.get("version"), "digest": run.digest},
+    }
 
 
 def _number(value) -> float | int | None:
@@ -64,9 +72,30 @@ def build_payload(title: str, runs: list[tuple[str, RunDirectory, ReleaseCases]]
     out_runs = []
     for label, run, release in runs:
         known = release.cases or {}
-        cols: dict[str, list] = {key: [] for key in (
-            "case", "repeat", "outcome", "score", "latency", "tokIn", "tokOut", "tokTotal", "output", "message",
-            "evaluator", "finish", "steps", "attempts", "cached", "recorded", "error", "details", "tools")}
+        cols: dict[str, list] = {
+            key: []
+            for key in (
+                "case",
+                "repeat",
+                "outcome",
+                "score",
+                "latency",
+                "tokIn",
+                "tokOut",
+                "tokTotal",
+                "output",
+                "message",
+                "evaluator",
+                "finish",
+                "steps",
+                "attempts",
+                "cached",
+                "recorded",
+                "error",
+                "details",
+                "tools",
+            )
+        }
         for row in run.results:
             case_id = row["caseId"]
             c = case_index.get(case_id)
@@ -104,8 +133,17 @@ def build_payload(title: str, runs: list[tuple[str, RunDirectory, ReleaseCases]]
             cols["error"].append(intern(dumps(error).decode()) if error else -1)
             details = row.get("details")
             cols["details"].append(-1 if details is None else intern(dumps(details).decode()))
-            cols["tools"].append(intern(dumps({"calls": calls, "results": results}).decode()) if calls or results else -1)
-        out_runs.append({"label": label, "meta": _meta(run), "summary": run.summary, "note": release.note,
-                         "samples": cols})
-    return {"title": title, "generator": f"trunchbull {__version__}", "strings": intern.strings,
-            "cases": case_cols, "runs": out_runs, "comparison": comparison}
+            cols["tools"].append(
+                intern(dumps({"calls": calls, "results": results}).decode()) if calls or results else -1
+            )
+        out_runs.append(
+            {"label": label, "meta": _meta(run), "summary": run.summary, "note": release.note, "samples": cols}
+        )
+    return {
+        "title": title,
+        "generator": f"trunchbull {__version__}",
+        "strings": intern.strings,
+        "cases": case_cols,
+        "runs": out_runs,
+        "comparison": comparison,
+    }

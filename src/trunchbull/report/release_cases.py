@@ -26,17 +26,26 @@ def release_cases(meta: dict, override: Path | None = None) -> ReleaseCases:
     recorded = release.get("path")
     path = override if override is not None else (Path(recorded) if recorded else None)
     if path is None:
-        return ReleaseCases(None, "the run does not record where its release is, so prompts are not shown "
-                                  "(give it with --release PATH)")
+        return ReleaseCases(
+            None,
+            "the run does not record where its release is, so prompts are not shown " "(give it with --release PATH)",
+        )
     if not path.exists():
-        return ReleaseCases(None, f"the release {path} no longer exists, so prompts and system prompts are not "
-                                  "shown (give it with --release PATH)")
+        return ReleaseCases(
+            None,
+            f"the release {path} no longer exists, so prompts and system prompts are not "
+            "shown (give it with --release PATH)",
+        )
     try:
         loaded = load_release(path)
     except UsageError as err:
-        return ReleaseCases(None, f"the release {path} cannot be used ({str(err).splitlines()[0]}), so prompts are "
-                                  "not shown")
+        return ReleaseCases(
+            None, f"the release {path} cannot be used ({str(err).splitlines()[0]}), so prompts are " "not shown"
+        )
     if loaded.digest != release.get("digest"):
-        return ReleaseCases(None, f"{path} is now release {loaded.digest}, not the run's {release.get('digest')}, "
-                                  "so prompts are not shown (give the run's release with --release PATH)")
+        return ReleaseCases(
+            None,
+            f"{path} is now release {loaded.digest}, not the run's {release.get('digest')}, "
+            "so prompts are not shown (give the run's release with --release PATH)",
+        )
     return ReleaseCases({case["id"]: case for case in loaded.cases}, None, loaded.manifest)

@@ -36,7 +36,7 @@ class ResponseCache:
     def lookup(self, keys: list[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}
         for start in range(0, len(keys), BATCH):
-            chunk = keys[start:start + BATCH]
+            chunk = keys[start : start + BATCH]
             marks = ",".join("?" * len(chunk))
             found.update(self._db.execute(f"SELECT key, record FROM responses WHERE key IN ({marks})", chunk))
         return found

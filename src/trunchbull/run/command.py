@@ -38,8 +38,17 @@ from trunchbull.run.cache import ResponseCache, as_cached, default_cache_path
 from trunchbull.run.local_runtime import context_size, local_runtime, thread_count
 from trunchbull.run.model_spec import ModelSpec, parse_model_spec
 from trunchbull.run.progress import RunProgress
-from trunchbull.run.records import (RESPONSES, RESULTS, RUN_JSON, SUMMARY, RecordLog, drop_error_records, read_records,
-                                    read_run_json, write_json)
+from trunchbull.run.records import (
+    RESPONSES,
+    RESULTS,
+    RUN_JSON,
+    SUMMARY,
+    RecordLog,
+    drop_error_records,
+    read_records,
+    read_run_json,
+    write_json,
+)
 from trunchbull.run.samples import Sample, plan, select_cases
 from trunchbull.run.settings import DEFAULTS, SCHEDULING_ONLY, Filters, RunSettings, check_repeat
 from trunchbull.run.target import resolve_target
@@ -51,9 +60,17 @@ CACHE_FLUSH_S = 1.0
 FORMAT = "trunchbull.run"
 
 # command-line option → its run.json setting, for --resume's comparison
-SETTING_FLAGS = {"temperature": "--temperature", "maxTokens": "--max-tokens", "topP": "--top-p", "seed": "--seed",
-                 "maxSteps": "--max-steps", "timeout": "--timeout", "toolTimeout": "--tool-timeout",
-                 "retries": "--retries", "concurrency": "-j/--concurrency"}
+SETTING_FLAGS = {
+    "temperature": "--temperature",
+    "maxTokens": "--max-tokens",
+    "topP": "--top-p",
+    "seed": "--seed",
+    "maxSteps": "--max-steps",
+    "timeout": "--timeout",
+    "toolTimeout": "--tool-timeout",
+    "retries": "--retries",
+    "concurrency": "-j/--concurrency",
+}
 
 
 def _now() -> str:
@@ -94,7 +111,9 @@ def resolve_options(args, previous: dict | None) -> RunOptions:
     values: dict[str, Any] = {}
     for name, flag in SETTING_FLAGS.items():
         given = getattr(args, _arg_name(name))
-        value = pick(flag if name not in SCHEDULING_ONLY else "", given, old_settings.get(name), has and name in old_settings)
+        value = pick(
+            flag if name not in SCHEDULING_ONLY else "", given, old_settings.get(name), has and name in old_settings
+        )
         values[name] = value if value is not None else DEFAULTS.get(name)
     evals = pick("--eval", tuple(args.eval) if args.eval else None, tuple(old_filters.get("eval") or ()), has)
     cases = pick("--case", tuple(args.case) if args.case else None, tuple(old_filters.get("case") or ()), has)
@@ -102,23 +121,32 @@ def resolve_options(args, previous: dict | None) -> RunOptions:
     repeat = pick("--repeat", args.repeat, old.get("repeat"), has)
     repeat = 1 if repeat is None else repeat
     if differences:
-        raise UsageError("--resume: the command line differs from the run being resumed (run.json): "
-                         + "; ".join(differences) + ". Resume with the same options, or start a new run directory")
+        raise UsageError(
+            "--resume: the command line differs from the run being resumed (run.json): "
+            + "; ".join(differences)
+            + ". Resume with the same options, or start a new run directory"
+        )
     spec = parse_model_spec(model, base_url=base_url, api_key_env=api_key_env)
     settings = RunSettings(**{name: values[name] for name in SETTING_FLAGS})
     return RunOptions(spec, settings, Filters(tuple(evals or ()), tuple(cases or ()), limit), check_repeat(repeat))
 
 
 def _arg_name(setting: str) -> str:
-    return {"maxTokens": "max_tokens", "topP": "top_p", "maxSteps": "max_steps", "toolTimeout": "tool_timeout"}.get(setting, setting)
+    return {"maxTokens": "max_tokens", "topP": "top_p", "maxSteps": "max_steps", "toolTimeout": "tool_timeout"}.get(
+        setting, setting
+    )
 
 
 def _run_json(release: LoadedRelease, release_path: Path, options: RunOptions, samples: int) -> dict:
     spec = options.spec
     return {
         "format": FORMAT,
-        "release": {"digest": release.digest, "title": release.title, "version": release.manifest.get("version"),
-                    "path": str(release_path)},
+        "release": {
+            "digest": release.digest,
+            "title": release.title,
+            "version": release.manifest.get("version"),
+            "path": str(release_path),
+        },
         "model": spec.text,
         "baseUrl": spec.base_url,
         "apiKeyEnv": spec.api_key_env,
@@ -141,8 +169,10 @@ def _check_run_dir(run_dir: Path, resume: bool, rerun_errors: bool) -> dict | No
     non_empty = run_dir.is_dir() and any(run_dir.iterdir())
     if not resume:
         if non_empty:
-            raise UsageError(f"{run_dir} exists and is not empty: nothing is overwritten. Continue that run with "
-                             "--resume, or choose a new directory")
+            raise UsageError(
+                f"{run_dir} exists and is not empty: nothing is overwritten. Continue that run with "
+                "--resume, or choose a new directory"
+            )
         return None
     if not non_empty:
         raise UsageError(f"--resume: {run_dir} holds no run to resume")
@@ -178,8 +208,10 @@ def _run(args) -> int:
         return code
     release = load_release(release_path)
     if previous is not None and (previous.get("release") or {}).get("digest") != release.digest:
-        raise UsageError(f"--resume: {args.target} is release {release.digest}, but the run being resumed ran "
-                         f"{(previous.get('release') or {}).get('digest')}; resume against the same release")
+        raise UsageError(
+            f"--resume: {args.target} is release {release.digest}, but the run being resumed ran "
+            f"{(previous.get('release') or {}).get('digest')}; resume against the same release"
+        )
     identity = options.spec.identity()
     samples = plan(release, select_cases(release, options.filters), options.repeat, identity, options.settings)
     log_path = run_dir / RESPONSES
@@ -206,8 +238,9 @@ def _run(args) -> int:
                 if described is not None:
                     meta["modelInfo"] = described
                 write_json(run_dir / RUN_JSON, meta)
-                interrupted = _record(run_dir, samples, todo, hits, to_run, pool, cache, options, done, rerun,
-                                      quiet=args.json)
+                interrupted = _record(
+                    run_dir, samples, todo, hits, to_run, pool, cache, options, done, rerun, quiet=args.json
+                )
             finally:
                 if pool is not None:
                     pool.close()
@@ -230,16 +263,28 @@ def _describe_model(pool: WorkerPool, identity: dict) -> dict | None:
     if not described:
         return None
     rss = [info["rssBytes"] for info in infos if isinstance(info.get("rssBytes"), int)]
-    out = {**described[0], "model": identity["model"], "workers": len(infos),
-           "loadMs": max(d.get("loadMs") or 0 for d in described), "rssBytesPerWorker": max(rss) if rss else None}
-    mb = lambda n: f"{n / 1e6:,.0f} MB" if isinstance(n, (int, float)) else "?"
+    out = {
+        **described[0],
+        "model": identity["model"],
+        "workers": len(infos),
+        "loadMs": max(d.get("loadMs") or 0 for d in described),
+        "rssBytesPerWorker": max(rss) if rss else None,
+    }
+
+    def mb(n: object) -> str:
+        return f"{n / 1e6:,.0f} MB" if isinstance(n, (int, float)) else "?"
+
     threads = out.get("threads")
-    print(f"trunchbull: {out.get('file') or identity['model']} loaded in {out['workers']} worker(s)"
-          + (f" × {threads} thread(s)" if threads else "") + f" in {out['loadMs'] / 1000:.1f} s"
-          + (f"; context {out['contextSize']:,} tokens" if out.get("contextSize") else "")
-          + (f"; memory: {mb(out['rssBytesPerWorker'])} resident per worker" if rss else "")
-          + (f", {mb(out['sizeBytes'])} of weights memory-mapped (shared)" if out.get("sizeBytes") else "")
-          + ("" if out.get("toolCalls", True) else "; its chat template cannot call tools"), file=sys.stderr)
+    print(
+        f"trunchbull: {out.get('file') or identity['model']} loaded in {out['workers']} worker(s)"
+        + (f" × {threads} thread(s)" if threads else "")
+        + f" in {out['loadMs'] / 1000:.1f} s"
+        + (f"; context {out['contextSize']:,} tokens" if out.get("contextSize") else "")
+        + (f"; memory: {mb(out['rssBytesPerWorker'])} resident per worker" if rss else "")
+        + (f", {mb(out['sizeBytes'])} of weights memory-mapped (shared)" if out.get("sizeBytes") else "")
+        + ("" if out.get("toolCalls", True) else "; its chat template cannot call tools"),
+        file=sys.stderr,
+    )
     return out
 
 
@@ -249,8 +294,11 @@ def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samp
     for tool in release.manifest.get("tools") or []:
         bundle = layout.bundle(tool["bundle"])
         if bundle is not None:
-            tools[tool["name"]] = {"module": str(bundle), "description": tool["description"],
-                                   "inputSchema": tool["inputSchema"]}
+            tools[tool["name"]] = {
+                "module": str(bundle),
+                "description": tool["description"],
+                "inputSchema": tool["inputSchema"],
+            }
     settings = options.settings
     spec = options.spec
     tc = toolchain()
@@ -263,13 +311,28 @@ def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samp
         model.update(runtime=str(runtime.root), threads=thread_count(threads), contextSize=context_size())
         read_paths += runtime.read_paths()
         node_flags, per_worker = runtime.node_flags, 1
-    config = {"model": model, "settings": settings.call_settings(), "maxSteps": settings.maxSteps,
-              "timeoutMs": int(settings.timeout * 1000), "toolTimeoutMs": int(settings.toolTimeout * 1000),
-              "retries": settings.retries, "tools": tools}
-    pool = WorkerPool(tc, config, read_paths, spec.worker_env(), size=size, cwd=layout.modules_dir,
-                      timeout_s=settings.timeout, tool_timeout_s=settings.toolTimeout, node_flags=node_flags,
-                      per_worker=per_worker, on_warning=lambda text: print(f"trunchbull: warning: {text}",
-                                                                           file=sys.stderr))
+    config = {
+        "model": model,
+        "settings": settings.call_settings(),
+        "maxSteps": settings.maxSteps,
+        "timeoutMs": int(settings.timeout * 1000),
+        "toolTimeoutMs": int(settings.toolTimeout * 1000),
+        "retries": settings.retries,
+        "tools": tools,
+    }
+    pool = WorkerPool(
+        tc,
+        config,
+        read_paths,
+        spec.worker_env(),
+        size=size,
+        cwd=layout.modules_dir,
+        timeout_s=settings.timeout,
+        tool_timeout_s=settings.toolTimeout,
+        node_flags=node_flags,
+        per_worker=per_worker,
+        on_warning=lambda text: print(f"trunchbull: warning: {text}", file=sys.stderr),
+    )
     try:
         pool.start()
     except WorkerSetupError as err:
@@ -281,9 +344,19 @@ def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samp
     return pool
 
 
-def _record(run_dir: Path, samples: list[Sample], todo: list[Sample], hits: dict[str, bytes], to_run: list[Sample],
-            pool: WorkerPool | None, cache: ResponseCache | None, options: RunOptions, done: dict, rerun: int,
-            quiet: bool) -> bool:
+def _record(
+    run_dir: Path,
+    samples: list[Sample],
+    todo: list[Sample],
+    hits: dict[str, bytes],
+    to_run: list[Sample],
+    pool: WorkerPool | None,
+    cache: ResponseCache | None,
+    options: RunOptions,
+    done: dict,
+    rerun: int,
+    quiet: bool,
+) -> bool:
     """Record cached samples, then run the rest; True when interrupted."""
     errors_before = sum(1 for row in done.values() if row.get("error"))
     progress = RunProgress(len(samples), len(samples) - len(todo), errors_before, enabled=False if quiet else None)
@@ -318,8 +391,11 @@ def _record(run_dir: Path, samples: list[Sample], todo: list[Sample], hits: dict
             pool.kill_all()
         progress.finish()
         log.close()
-        print(f"trunchbull: interrupted; {progress.done:,} of {len(samples):,} samples are recorded in {run_dir}. "
-              f"Continue with: trunchbull run … -o {run_dir} --resume", file=sys.stderr)
+        print(
+            f"trunchbull: interrupted; {progress.done:,} of {len(samples):,} samples are recorded in {run_dir}. "
+            f"Continue with: trunchbull run … -o {run_dir} --resume",
+            file=sys.stderr,
+        )
         return True
     progress.finish()
     log.close()
@@ -328,8 +404,9 @@ def _record(run_dir: Path, samples: list[Sample], todo: list[Sample], hits: dict
     return False
 
 
-def _grade_and_report(run_dir: Path, release: LoadedRelease, samples: list[Sample], options: RunOptions, meta: dict,
-                      args) -> int:
+def _grade_and_report(
+    run_dir: Path, release: LoadedRelease, samples: list[Sample], options: RunOptions, meta: dict, args
+) -> int:
     records = read_records(run_dir / RESPONSES).records
     to_grade = []
     usages: list[dict | None] = []
@@ -342,8 +419,13 @@ def _grade_and_report(run_dir: Path, release: LoadedRelease, samples: list[Sampl
             latencies.append(None)
             continue
         output = row.get("output")
-        response = Response(0, output if type(output) is str else "", row.get("toolCalls") or [],
-                            row.get("finishReason"), row.get("usage"))
+        response = Response(
+            0,
+            output if type(output) is str else "",
+            row.get("toolCalls") or [],
+            row.get("finishReason"),
+            row.get("usage"),
+        )
         to_grade.append(GradedSample(sample.case, response, sample.repeat, row.get("error") or None))
         usages.append(row.get("usage"))
         latencies.append(row.get("latencyMs"))
@@ -364,16 +446,22 @@ def _grade_and_report(run_dir: Path, release: LoadedRelease, samples: list[Sampl
         if not met:
             code = EXIT_FAILED
     if args.json:
-        out = {**summary, "runDir": str(run_dir),
-               "failUnder": None if args.fail_under is None else {"rate": args.fail_under, "met": met},
-               "exitCode": code}
+        out = {
+            **summary,
+            "runDir": str(run_dir),
+            "failUnder": None if args.fail_under is None else {"rate": args.fail_under, "met": met},
+            "exitCode": code,
+        }
         sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         print(render_summary(summary))
         print(f"run: {run_dir}")
     if overall["errors"]:
-        print(f"trunchbull: {overall['errors']:,} sample(s) ended in error (infrastructure failures); see "
-              f"{run_dir / RESULTS} and re-run them with --resume --rerun-errors", file=sys.stderr)
+        print(
+            f"trunchbull: {overall['errors']:,} sample(s) ended in error (infrastructure failures); see "
+            f"{run_dir / RESULTS} and re-run them with --resume --rerun-errors",
+            file=sys.stderr,
+        )
     if verdict:
         print(verdict, file=sys.stderr)
     return code

@@ -44,13 +44,17 @@ def check_platform() -> None:
     """A usage error on a platform without a prebuilt binary in the lockfile."""
     machine = platform.machine().lower()
     if sys.platform != "linux" or machine not in ("x86_64", "amd64"):
-        raise UsageError(f"--model llamacpp: local GGUF models run on {SUPPORTED} only (this is {sys.platform} on "
-                         f"{platform.machine() or 'an unknown CPU'}); run the model in a server and use "
-                         "--model openai-compatible:MODEL --base-url URL instead")
+        raise UsageError(
+            f"--model llamacpp: local GGUF models run on {SUPPORTED} only (this is {sys.platform} on "
+            f"{platform.machine() or 'an unknown CPU'}); run the model in a server and use "
+            "--model openai-compatible:MODEL --base-url URL instead"
+        )
     libc, _ = platform.libc_ver()
     if libc and libc != "glibc":
-        raise UsageError(f"--model llamacpp: local GGUF models run on {SUPPORTED} only (this Linux uses {libc}); run "
-                         "the model in a server and use --model openai-compatible:MODEL --base-url URL instead")
+        raise UsageError(
+            f"--model llamacpp: local GGUF models run on {SUPPORTED} only (this Linux uses {libc}); run "
+            "the model in a server and use --model openai-compatible:MODEL --base-url URL instead"
+        )
 
 
 DEFAULT_CONTEXT = 8192
@@ -152,16 +156,26 @@ def _install(tc: Toolchain, npm: str, staging: Path) -> None:
     env["PATH"] = f"{tc.node.parent}{os.pathsep}{env.get('PATH', '')}"
     result = lifetime.run([npm, *INSTALL_COMMAND], cwd=staging, env=env)
     if result.returncode != 0:
-        raise UsageError(f"--model llamacpp: installing node-llama-cpp failed (npm {' '.join(INSTALL_COMMAND)}):\n"
-                         f"{result.stderr.strip()[-3000:]}")
+        raise UsageError(
+            f"--model llamacpp: installing node-llama-cpp failed (npm {' '.join(INSTALL_COMMAND)}):\n"
+            f"{result.stderr.strip()[-3000:]}"
+        )
     runtime = LocalRuntime(staging)
     # node-llama-cpp's own test of its prebuilt binary on this machine (it forks a test process)
-    _check(tc, [str(tc.node), str(CHECK_SCRIPT), "test", str(runtime.package)], staging,
-           "the prebuilt llama.cpp binary does not run on this machine")
+    _check(
+        tc,
+        [str(tc.node), str(CHECK_SCRIPT), "test", str(runtime.package)],
+        staging,
+        "the prebuilt llama.cpp binary does not run on this machine",
+    )
     _record_last_build(runtime)
     # ... and the load a run worker makes: under the permission model, addons allowed, no test process
-    _check(tc, [str(tc.node), *sandbox_flags([staging, JS_DIR]), *NODE_FLAGS, str(CHECK_SCRIPT), "load",
-                str(runtime.package)], staging, "the tested llama.cpp binary cannot be loaded by a run worker")
+    _check(
+        tc,
+        [str(tc.node), *sandbox_flags([staging, JS_DIR]), *NODE_FLAGS, str(CHECK_SCRIPT), "load", str(runtime.package)],
+        staging,
+        "the tested llama.cpp binary cannot be loaded by a run worker",
+    )
 
 
 def _record_last_build(runtime: LocalRuntime) -> None:

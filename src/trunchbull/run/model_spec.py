@@ -32,17 +32,32 @@ class Provider:
     local: bool = False  # the model runs in the run's workers (a native runtime, one generation per worker)
 
 
-PROVIDERS = {p.name: p for p in (
-    Provider("echo", takes_model=False),
-    Provider("replay", takes_model=False, takes_path=True, file_kind="responses file",
-             file_example="replay:responses.jsonl"),
-    Provider("llamacpp", takes_model=False, takes_path=True, file_kind="GGUF model file",
-             file_example="llamacpp:models/SmolLM2-135M-Instruct.Q4_1.gguf", file_magic=b"GGUF", local=True),
-    Provider("openai", takes_model=True, key_env="OPENAI_API_KEY", needs_key=True),
-    Provider("anthropic", takes_model=True, key_env="ANTHROPIC_API_KEY", needs_key=True),
-    Provider("google", takes_model=True, key_env="GOOGLE_GENERATIVE_AI_API_KEY", needs_key=True),
-    Provider("openai-compatible", takes_model=True, needs_base_url=True),
-)}
+PROVIDERS = {
+    p.name: p
+    for p in (
+        Provider("echo", takes_model=False),
+        Provider(
+            "replay",
+            takes_model=False,
+            takes_path=True,
+            file_kind="responses file",
+            file_example="replay:responses.jsonl",
+        ),
+        Provider(
+            "llamacpp",
+            takes_model=False,
+            takes_path=True,
+            file_kind="GGUF model file",
+            file_example="llamacpp:models/SmolLM2-135M-Instruct.Q4_1.gguf",
+            file_magic=b"GGUF",
+            local=True,
+        ),
+        Provider("openai", takes_model=True, key_env="OPENAI_API_KEY", needs_key=True),
+        Provider("anthropic", takes_model=True, key_env="ANTHROPIC_API_KEY", needs_key=True),
+        Provider("google", takes_model=True, key_env="GOOGLE_GENERATIVE_AI_API_KEY", needs_key=True),
+        Provider("openai-compatible", takes_model=True, needs_base_url=True),
+    )
+}
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 EXAMPLES = "echo, replay:responses.jsonl, llamacpp:model.gguf, openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, google:gemini-2.5-flash, openai-compatible:MODEL --base-url URL"
 
@@ -68,8 +83,13 @@ class ModelSpec:
     def for_worker(self) -> dict:
         """What the Node registry needs to make the model (the key itself is
         passed in the worker's environment, never in a message)."""
-        return {"provider": self.provider, "model": self.model, "baseUrl": self.base_url,
-                "apiKeyEnv": self.api_key_env, "path": str(self.path) if self.path else None}
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "baseUrl": self.base_url,
+            "apiKeyEnv": self.api_key_env,
+            "path": str(self.path) if self.path else None,
+        }
 
     def worker_env(self) -> dict[str, str]:
         secret = self.secret
@@ -99,16 +119,19 @@ def file_sha256(path: Path) -> str:
 def _check_file(provider: Provider, text: str, rest: str) -> Path:
     path = Path(rest).absolute()
     if not path.is_file():
-        raise UsageError(f"--model {text!r}: {rest} is not a file (the {provider.file_kind}, e.g. "
-                         f"{provider.file_example})")
+        raise UsageError(
+            f"--model {text!r}: {rest} is not a file (the {provider.file_kind}, e.g. " f"{provider.file_example})"
+        )
     try:
         with open(path, "rb") as f:
             head = f.read(len(provider.file_magic))
     except OSError as err:
         raise UsageError(f"--model {text!r}: cannot read {rest}: {err.strerror or err}") from None
     if head != provider.file_magic:
-        raise UsageError(f"--model {text!r}: {rest} is not a {provider.file_kind} (it does not start with "
-                         f"{provider.file_magic.decode()!r})")
+        raise UsageError(
+            f"--model {text!r}: {rest} is not a {provider.file_kind} (it does not start with "
+            f"{provider.file_magic.decode()!r})"
+        )
     return path
 
 
@@ -125,8 +148,10 @@ def parse_model_spec(text: str, *, base_url: str | None = None, api_key_env: str
     if provider is None:
         near = suggest(name, list(PROVIDERS))
         hint = f" (did you mean {near!r}?)" if near else ""
-        raise UsageError(f"--model {text!r}: unknown provider {name!r}{hint}; providers: {', '.join(PROVIDERS)}. "
-                         f"Examples: {EXAMPLES}")
+        raise UsageError(
+            f"--model {text!r}: unknown provider {name!r}{hint}; providers: {', '.join(PROVIDERS)}. "
+            f"Examples: {EXAMPLES}"
+        )
     if provider.takes_model and not rest.strip():
         raise UsageError(f"--model {text!r}: name the model after the colon, e.g. {name}:MODEL")
     if not provider.takes_model and not provider.takes_path and sep:
@@ -138,16 +163,20 @@ def parse_model_spec(text: str, *, base_url: str | None = None, api_key_env: str
     if base_url is not None:
         base_url = _check_base_url(base_url)
     if provider.needs_base_url and base_url is None:
-        raise UsageError(f"--model {text!r}: {name} needs --base-url URL (the server's OpenAI-compatible endpoint, "
-                         "e.g. http://127.0.0.1:8080/v1)")
+        raise UsageError(
+            f"--model {text!r}: {name} needs --base-url URL (the server's OpenAI-compatible endpoint, "
+            "e.g. http://127.0.0.1:8080/v1)"
+        )
     if base_url is not None and not (provider.takes_model):
         raise UsageError(f"--base-url does not apply to --model {name}")
     key_env = api_key_env or provider.key_env
     if key_env and provider.takes_model:
         if not os.environ.get(key_env):
             if api_key_env or provider.needs_key:
-                raise UsageError(f"--model {text!r} needs an API key: the environment variable {key_env} is not set"
-                                 + ("" if api_key_env else " (or name another variable with --api-key-env NAME)"))
+                raise UsageError(
+                    f"--model {text!r} needs an API key: the environment variable {key_env} is not set"
+                    + ("" if api_key_env else " (or name another variable with --api-key-env NAME)")
+                )
             key_env = None
     elif api_key_env:
         raise UsageError(f"--api-key-env does not apply to --model {name}")
@@ -156,4 +185,6 @@ def parse_model_spec(text: str, *, base_url: str | None = None, api_key_env: str
         from trunchbull.run.local_runtime import check_platform
 
         check_platform()
-    return ModelSpec(text, name, rest if provider.takes_model else None, base_url, key_env if provider.takes_model else None, path)
+    return ModelSpec(
+        text, name, rest if provider.takes_model else None, base_url, key_env if provider.takes_model else None, path
+    )

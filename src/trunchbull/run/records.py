@@ -49,6 +49,7 @@ def read_run_json(run_dir: Path) -> dict:
 @dataclass
 class RecordedRun:
     """What a run's log holds: the records by (case ID, repeat), in log order."""
+
     records: dict[tuple[str, int], dict]
     torn: bool = False  # a torn last line was dropped
     duplicates: int = 0  # later lines for a sample already recorded (ignored)
@@ -73,8 +74,10 @@ def read_records(path: Path, drop_torn: bool = False) -> RecordedRun:
     # The same defensive reader as grade's (jsonl.py); the torn last line is left out.
     for number, row, problem in read_lines(data[:end] if torn else data):
         if problem is not None:
-            raise UsageError(f"{path}:{number}: not a record ({problem.message}); "
-                             "the log was changed by hand, or by something other than trunchbull")
+            raise UsageError(
+                f"{path}:{number}: not a record ({problem.message}); "
+                "the log was changed by hand, or by something other than trunchbull"
+            )
         if type(row) is not dict or type(row.get("caseId")) is not str or type(row.get("repeat")) is not int:
             raise UsageError(f"{path}:{number}: not a record (needs a string caseId and an integer repeat)")
         key = (row["caseId"], row["repeat"])

@@ -31,8 +31,19 @@ class Sample:
     def request(self) -> bytes:
         """The worker's request line: what the model is sent, no more."""
         case = self.case
-        return orjson.dumps({"k": self.k, "caseId": case["id"], "repeat": self.repeat, "system": case.get("systemPrompt"),
-                             "prompt": case["prompt"], "tools": case.get("tools") or []}) + b"\n"
+        return (
+            orjson.dumps(
+                {
+                    "k": self.k,
+                    "caseId": case["id"],
+                    "repeat": self.repeat,
+                    "system": case.get("systemPrompt"),
+                    "prompt": case["prompt"],
+                    "tools": case.get("tools") or [],
+                }
+            )
+            + b"\n"
+        )
 
 
 def select_cases(release: LoadedRelease, filters: Filters) -> list[dict]:
@@ -42,8 +53,10 @@ def select_cases(release: LoadedRelease, filters: Filters) -> list[dict]:
     for wanted in filters.evals:
         if wanted not in eval_ids:
             near = suggest(wanted, eval_ids)
-            raise UsageError(f"--eval {wanted!r}: the release has no such eval"
-                             + (f" (did you mean {near!r}?)" if near else f"; evals: {', '.join(eval_ids[:20])}"))
+            raise UsageError(
+                f"--eval {wanted!r}: the release has no such eval"
+                + (f" (did you mean {near!r}?)" if near else f"; evals: {', '.join(eval_ids[:20])}")
+            )
     cases = release.cases
     if filters.evals:
         chosen = set(filters.evals)
@@ -52,33 +65,59 @@ def select_cases(release: LoadedRelease, filters: Filters) -> list[dict]:
         pattern = re.compile("|".join(f"(?:{fnmatch.translate(glob)})" for glob in filters.cases))
         cases = [c for c in cases if pattern.match(c["id"])]
     if filters.limit is not None:
-        cases = cases[:filters.limit]
+        cases = cases[: filters.limit]
     if not cases:
         raise UsageError("no case of the release matches the filters (--eval, --case, --limit)")
     return cases
 
 
-def cache_document(model_identity: dict, settings: RunSettings, case: dict, offered_tools: list[dict], repeat: int) -> dict:
+def cache_document(
+    model_identity: dict, settings: RunSettings, case: dict, offered_tools: list[dict], repeat: int
+) -> dict:
     """What a sample's cache key is the SHA-256 of, as canonical JSON (SPEC §8.4)."""
-    return {"provider": model_identity["provider"], "model": model_identity["model"],
-            "baseUrl": model_identity["baseUrl"], "settings": settings.call_settings(), "maxSteps": settings.maxSteps,
-            "system": case.get("systemPrompt"), "prompt": case["prompt"], "tools": offered_tools, "repeat": repeat}
+    return {
+        "provider": model_identity["provider"],
+        "model": model_identity["model"],
+        "baseUrl": model_identity["baseUrl"],
+        "settings": settings.call_settings(),
+        "maxSteps": settings.maxSteps,
+        "system": case.get("systemPrompt"),
+        "prompt": case["prompt"],
+        "tools": offered_tools,
+        "repeat": repeat,
+    }
 
 
 def offered_tools(release_tools: dict[str, dict], names) -> list[dict]:
-    return [{"name": n, "description": release_tools[n].get("description"),
-             "inputSchema": release_tools[n].get("inputSchema"), "bundle": release_tools[n].get("bundle")}
-            for n in names if n in release_tools]
+    return [
+        {
+            "name": n,
+            "description": release_tools[n].get("description"),
+            "inputSchema": release_tools[n].get("inputSchema"),
+            "bundle": release_tools[n].get("bundle"),
+        }
+        for n in names
+        if n in release_tools
+    ]
 
 
-def plan(release: LoadedRelease, cases: list[dict], repeat: int, model_identity: dict, settings: RunSettings) -> list[Sample]:
+def plan(
+    release: LoadedRelease, cases: list[dict], repeat: int, model_identity: dict, settings: RunSettings
+) -> list[Sample]:
     """Every (case, repeat) in release order, with its cache key. The key's
     canonical JSON (cache_document, keys sorted) is assembled from pieces, so
     the parts shared by every sample of a case are encoded once."""
     tools = {t["name"]: t for t in release.manifest.get("tools") or []}
     dumps, sha256, sort = orjson.dumps, hashlib.sha256, orjson.OPT_SORT_KEYS
-    head = (b'{"baseUrl":' + dumps(model_identity["baseUrl"]) + b',"maxSteps":' + dumps(settings.maxSteps)
-            + b',"model":' + dumps(model_identity["model"]) + b',"prompt":')
+    head = (
+        b'{"baseUrl":'
+        + dumps(model_identity["baseUrl"])
+        + b',"maxSteps":'
+        + dumps(settings.maxSteps)
+        + b',"model":'
+        + dumps(model_identity["model"])
+        + b',"prompt":'
+    )
     provider = b',"provider":' + dumps(model_identity["provider"]) + b',"repeat":'
     call_settings = b',"settings":' + dumps(settings.call_settings(), option=sort) + b',"system":'
     offered: dict[tuple[str, ...], bytes] = {}

@@ -45,8 +45,12 @@ class RunSettings:
 
     def call_settings(self) -> dict:
         """The AI SDK call settings that were given (generateText's names)."""
-        named = {"temperature": self.temperature, "maxOutputTokens": self.maxTokens, "topP": self.topP,
-                 "seed": self.seed}
+        named = {
+            "temperature": self.temperature,
+            "maxOutputTokens": self.maxTokens,
+            "topP": self.topP,
+            "seed": self.seed,
+        }
         return {k: v for k, v in named.items() if v is not None}
 
     def to_json(self) -> dict:

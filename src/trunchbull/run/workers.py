@@ -110,17 +110,40 @@ class WorkerSetupError(Exception):
 
 
 def _error_record(sample: Sample, kind: str, message: str, elapsed_s: float) -> bytes:
-    return orjson.dumps({
-        "caseId": sample.case_id, "repeat": sample.repeat, "output": "", "toolCalls": [], "toolResults": [],
-        "steps": 0, "finishReason": None, "usage": {"inputTokens": None, "outputTokens": None, "totalTokens": None},
-        "latencyMs": round(elapsed_s * 1000, 3), "attempts": 1, "cached": False,
-        "error": {"kind": kind, "message": message}})
+    return orjson.dumps(
+        {
+            "caseId": sample.case_id,
+            "repeat": sample.repeat,
+            "output": "",
+            "toolCalls": [],
+            "toolResults": [],
+            "steps": 0,
+            "finishReason": None,
+            "usage": {"inputTokens": None, "outputTokens": None, "totalTokens": None},
+            "latencyMs": round(elapsed_s * 1000, 3),
+            "attempts": 1,
+            "cached": False,
+            "error": {"kind": kind, "message": message},
+        }
+    )
 
 
 class WorkerPool:
-    def __init__(self, tc: Toolchain, config: dict, read_paths: list[Path], env: dict[str, str], *, size: int,
-                 cwd: Path, timeout_s: float, tool_timeout_s: float, node_flags: tuple[str, ...] = (),
-                 per_worker: int | None = None, on_warning: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        tc: Toolchain,
+        config: dict,
+        read_paths: list[Path],
+        env: dict[str, str],
+        *,
+        size: int,
+        cwd: Path,
+        timeout_s: float,
+        tool_timeout_s: float,
+        node_flags: tuple[str, ...] = (),
+        per_worker: int | None = None,
+        on_warning: Callable[[str], None] | None = None,
+    ):
         """`node_flags`: permissions beyond the sandbox's (a local model's
         native addon); `per_worker`: at most this many samples in flight on one
         worker (None: no limit but `concurrency`); `on_warning`: each distinct
@@ -145,12 +168,25 @@ class WorkerPool:
     def _spawn(self) -> _Worker:
         read_fd, write_fd = os.pipe()
         log = tempfile.TemporaryFile(prefix="trunchbull-run-worker-")
-        cmd = [str(self.tc.node), *sandbox_flags([*self.read_paths, JS_DIR, self.tc.root], WORKER_MEMORY_MB),
-               *self.node_flags, str(WORKER_SCRIPT), str(write_fd)]
+        cmd = [
+            str(self.tc.node),
+            *sandbox_flags([*self.read_paths, JS_DIR, self.tc.root], WORKER_MEMORY_MB),
+            *self.node_flags,
+            str(WORKER_SCRIPT),
+            str(write_fd),
+        ]
         try:
             # In the CLI's process group: a run killed as a group (SIGKILL included) takes its workers along.
-            proc = lifetime.spawn(cmd, own_group=False, stdin=subprocess.PIPE, stdout=log, stderr=log,
-                                  pass_fds=(write_fd,), env=self.env, cwd=str(self.cwd))
+            proc = lifetime.spawn(
+                cmd,
+                own_group=False,
+                stdin=subprocess.PIPE,
+                stdout=log,
+                stderr=log,
+                pass_fds=(write_fd,),
+                env=self.env,
+                cwd=str(self.cwd),
+            )
         finally:
             os.close(write_fd)
         assert proc.stdin is not None
@@ -198,8 +234,13 @@ class WorkerPool:
 
     # ------------------------------------------------------------------ scheduling
 
-    def run(self, samples: list[Sample], concurrency: int, on_record: OnRecord,
-            after_records: Callable[[], None] = lambda: None) -> None:
+    def run(
+        self,
+        samples: list[Sample],
+        concurrency: int,
+        on_record: OnRecord,
+        after_records: Callable[[], None] = lambda: None,
+    ) -> None:
         """Run every sample; `on_record` gets each finished one (in the order
         they finish), and `after_records` is called once the records that
         arrived together have all been handed over. Returns when all are recorded."""
@@ -274,8 +315,10 @@ class WorkerPool:
         for line in lines:
             tag, _, rest = line.partition(b"\t")
             parts = rest.split(b"\t", 2 if tag == b"r" else 1)
-            if tag in (b"r", b"s", b"e") and (len(parts) != (3 if tag == b"r" else 2)
-                                               or not all(p.isdigit() for p in parts[:2 if tag != b"r" else 1])):
+            if tag in (b"r", b"s", b"e") and (
+                len(parts) != (3 if tag == b"r" else 2)
+                or not all(p.isdigit() for p in parts[: 2 if tag != b"r" else 1])
+            ):
                 continue  # not a protocol line (user code wrote to the channel): its sample ends when the worker does
             if tag == b"r":
                 k_text, kind, record = parts
@@ -317,8 +360,10 @@ class WorkerPool:
         worker.proc.wait()
         if not worker.ready:
             tail = log_tail(worker.log)
-            raise UsageError("a run worker exited before it was ready"
-                             + (f"; its last output:\n{tail}" if tail else f" (exit code {worker.proc.returncode})"))
+            raise UsageError(
+                "a run worker exited before it was ready"
+                + (f"; its last output:\n{tail}" if tail else f" (exit code {worker.proc.returncode})")
+            )
         code = worker.proc.returncode
         how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
         tail = log_tail(worker.log)
@@ -332,8 +377,16 @@ class WorkerPool:
                 item.crashes += 1
             if item.crashes >= MAX_CRASHES and on_record is not None:
                 message = f"the run worker crashed twice while this sample was in flight: the process {how}"
-                on_record(item.sample, "worker-crash", _error_record(item.sample, "worker-crash",
-                          message + (f"; its last output:\n{tail}" if tail else ""), now - item.sent))
+                on_record(
+                    item.sample,
+                    "worker-crash",
+                    _error_record(
+                        item.sample,
+                        "worker-crash",
+                        message + (f"; its last output:\n{tail}" if tail else ""),
+                        now - item.sent,
+                    ),
+                )
             else:
                 requeue.append(item)
         self._replace(worker)
@@ -347,15 +400,19 @@ class WorkerPool:
             for (k, _n), started in worker.open_tools.items():
                 if now - started > self.tool_timeout_s + GRACE_S and k in worker.inflight:
                     culprit, kind = k, "tool-timeout"
-                    message = (f"a tool call did not finish within the {self.tool_timeout_s:g} s tool timeout and did not "
-                               "yield (a synchronous loop?): its worker was stopped and replaced")
+                    message = (
+                        f"a tool call did not finish within the {self.tool_timeout_s:g} s tool timeout and did not "
+                        "yield (a synchronous loop?): its worker was stopped and replaced"
+                    )
                     break
             if culprit is None:
                 for k, item in worker.inflight.items():
                     if now - item.sent > self.timeout_s + GRACE_S:
                         culprit, kind = k, "timeout"
-                        message = (f"the sample did not finish within the {self.timeout_s:g} s timeout and its worker "
-                                   "stopped responding: the worker was stopped and replaced")
+                        message = (
+                            f"the sample did not finish within the {self.timeout_s:g} s timeout and its worker "
+                            "stopped responding: the worker was stopped and replaced"
+                        )
                         break
             if culprit is None:
                 continue
