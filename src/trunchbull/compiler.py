@@ -366,9 +366,9 @@ def check_release(
             first_tool[tool.name] = tool
     known = sorted(first_tool)
     for ev in evals:
-        for name, where, case_id in ev.tool_requests:
+        for name, where, requester in ev.tool_requests:
             if name not in first_tool:
-                _unknown_tool(ev, name, where, case_id, known, config.root, diags)
+                _unknown_tool(ev, name, where, requester, known, config.root, diags)
     check_total_sources(evals, diags)
     total = sum(len(ev.case_ids) for ev in evals)
     if total > MAX_CASES:

@@ -130,14 +130,14 @@ def read_config(root: Path, config_path: Path | None, helper: NodeHelper, diags:
         )
         return config
     response = helper.request({"op": "config", "source": source})
-    for err in response.get("errors", []):
+    for reported in response.get("errors", []):
         diags.error(
-            err["code"],
-            err["message"],
+            reported["code"],
+            reported["message"],
             file=config.config_file,
-            line=err.get("line"),
-            col=err.get("col"),
-            hint=err.get("hint"),
+            line=reported.get("line"),
+            col=reported.get("col"),
+            hint=reported.get("hint"),
         )
     value = response.get("value")
     if not isinstance(value, dict):

@@ -55,8 +55,8 @@ def find_dependencies(root: Path, repo_root: Path, diags: Diagnostics | None = N
     for directory in (root, *root.parents):
         if exists(directory / "package.json"):
             found = [directory / name for name in ("package.json", *LOCKFILES) if exists(directory / name)]
-            problems = [(path, probe(path)[1]) for path in found]
-            problems = [(path, problem) for path, problem in problems if problem]
+            probed = [(path, probe(path)[1]) for path in found]
+            problems = [(path, problem) for path, problem in probed if problem is not None]
             for path, problem in problems:
                 if diags is not None:
                     code = UNREADABLE_CODE if problem.kind == UNREADABLE else NOT_REGULAR_CODE

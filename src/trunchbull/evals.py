@@ -174,7 +174,7 @@ class EvalCompiler:
         single = "prompt" in value
 
         def finish(draft: CaseDraft) -> None:  # called as each case is checked, so lines are made while Node streams
-            if draft.tools:
+            if draft.tools and draft.tool_indices:
                 where = draft.where
                 result.tool_requests.extend(
                     (name, where.at(f"tools[{i}]"), draft.id) for name, i in zip(draft.tools, draft.tool_indices)

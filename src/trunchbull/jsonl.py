@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 import orjson
 
@@ -43,7 +43,7 @@ class LineProblem:
 def _shape(value: object) -> tuple[int, int, int]:
     """(object members, ':' inside strings, nesting depth) of a parsed value."""
     members = colons = depth = 0
-    stack = [(value, 1)]
+    stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, level = stack.pop()
         kind = type(item)

@@ -114,7 +114,7 @@ def _bundle_error(root: Path, entry: str, err: dict) -> Diagnostic:
     """One esbuild error of bundling `entry` as a diagnostic."""
     special = err.get("notRegular")
     if isinstance(special, dict) and isinstance(special.get("path"), str):
-        what = _KINDS.get(special.get("kind"), "not a regular file")
+        what = _KINDS.get(str(special.get("kind")), "not a regular file")
         name = Path(special["path"]).name
         role = (
             "a file esbuild reads beside the modules"

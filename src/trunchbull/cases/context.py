@@ -13,6 +13,7 @@ from trunchbull.diagnostics import Diagnostics
 
 if TYPE_CHECKING:
     from trunchbull.modules import ModuleReport
+    from trunchbull.userfiles import FileProblem
     from trunchbull.node import NodeHelper
 
 
@@ -26,6 +27,10 @@ class EvalContext(Protocol):
     helper: "NodeHelper | None"  # a running esbuild helper, if any
 
     def problem(self, where: Where, code: str, message: str, hint: str | None = None) -> None: ...
+
+    def file_problem(
+        self, where: Where, problem: "FileProblem", what: str, missing_code: str, code: str, hint: str | None
+    ) -> None: ...
 
     def hold_problems(self) -> None: ...
 

@@ -148,11 +148,11 @@ def _transformer_module(compiler: EvalContext, text: str, where: Where) -> str |
             where, "transformer-path", f"transformer {display(text)} is not a .ts, .mts, .js or .mjs module", None
         )
         return None
-    _, problem = probe(path)
-    if problem:
+    _, unusable = probe(path)
+    if unusable:
         compiler.file_problem(
             where,
-            problem,
+            unusable,
             f"transformer module {display(text)} ",
             "transformer-missing",
             "transformer-path",
@@ -197,11 +197,11 @@ def _sources(compiler: EvalContext, spec: dict, where: Where) -> list[SourceFile
             ok = False
             continue
         assert path is not None
-        info, problem = probe(path)
-        if problem:
+        info, unusable = probe(path)
+        if unusable:
             compiler.file_problem(
                 here,
-                problem,
+                unusable,
                 f"source file {display(text)} ",
                 "transformer-source-missing",
                 "transformer-source-path",
@@ -209,6 +209,7 @@ def _sources(compiler: EvalContext, spec: dict, where: Where) -> list[SourceFile
             )
             ok = False
             continue
+        assert info is not None  # probe gives the stat result when it finds no problem
         rel = rel_posix(path, compiler.root)
         size = info.st_size
         if size > MAX_SOURCE_BYTES:
@@ -222,10 +223,10 @@ def _sources(compiler: EvalContext, spec: dict, where: Where) -> list[SourceFile
             continue
         try:
             digest, bad_byte, identity = _hash_and_check_utf8(path)
-        except FileProblem as problem:
+        except FileProblem as unreadable:
             compiler.file_problem(
                 here,
-                problem,
+                unreadable,
                 f"source file {display(text)} ",
                 "transformer-source-missing",
                 "transformer-source-path",

@@ -171,9 +171,9 @@ class OutputReader:
                 self.cases_seen += 1
             return True
         if self.response is None:
-            self.response = self._object(line, transform_response_ok)
-            if self.streamed:
-                self.expected = self.response["count"] if self.response["stream"] == "lines" else 0
+            self.response = response = self._object(line, transform_response_ok)
+            if response is not None and self.streamed:
+                self.expected = response["count"] if response["stream"] == "lines" else 0
         elif self.streamed and self.trailer is None:
             self.trailer = self._object(line, trailer_ok)
         else:

@@ -38,7 +38,7 @@ def _title(run: RunDirectory, given: str | None) -> str:
 def scrub_secrets(data: bytes, runs: list[RunDirectory]) -> bytes:
     """Defence in depth: the records are scrubbed when written, but a report
     must not carry a key even from a log that was not."""
-    names = {*SECRET_VARIABLES, *(r.meta.get("apiKeyEnv") for r in runs if r.meta.get("apiKeyEnv"))}
+    names = {*SECRET_VARIABLES, *(str(r.meta["apiKeyEnv"]) for r in runs if r.meta.get("apiKeyEnv"))}
     for name in names:
         value = os.environ.get(name)
         if value and len(value) >= MIN_SECRET:

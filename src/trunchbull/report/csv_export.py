@@ -51,8 +51,8 @@ def results_csv(run: RunDirectory) -> str:
     writer.writerow(COLUMNS)
     for row in run.results:
         record = run.record_of(row) or {}
-        usage = record.get("usage") if type(record.get("usage")) is dict else {}
-        error = record.get("error") if type(record.get("error")) is dict else {}
+        usage: dict = record["usage"] if type(record.get("usage")) is dict else {}
+        error: dict = record["error"] if type(record.get("error")) is dict else {}
         writer.writerow(
             [
                 _cell(v)

@@ -20,8 +20,8 @@ def _text(value: object) -> str:
     return _NOT_XML.sub("\ufffd", value if isinstance(value, str) else str(value))
 
 
-def _seconds(ms: float | None) -> str | None:
-    return None if ms is None else f"{ms / 1000:.3f}"
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.3f}"
 
 
 class _Counts:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import fsum, sqrt
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 DIGITS = 6
 CONFIDENCE = 0.95
@@ -78,7 +78,7 @@ def paired_difference(a: list[float], b: list[float]) -> dict:
         return {"n": 0, "meanA": None, "meanB": None, "difference": None, "standardError": None, "ci": None}
     diffs = [y - x for x, y in zip(a, b)]
     mean = fsum(diffs) / n
-    out = {
+    out: dict[str, Any] = {
         "n": n,
         "meanA": _rounded(fsum(a) / n),
         "meanB": _rounded(fsum(b) / n),
@@ -132,11 +132,15 @@ def compare_results(results_a: list[dict], results_b: list[dict], eval_order: li
     groups = {eval_id: _Group([], []) for eval_id in order}
     overall = _Group([], [])
     changes: list[tuple[str, dict]] = []
-    excluded, added, removed = [], [], []
+    excluded: list[str] = []
+    added: list[str] = []
+    removed: list[str] = []
     case_ids = list(dict.fromkeys([*means_a, *means_b]))
     for case_id in case_ids:
         a, b = means_a.get(case_id), means_b.get(case_id)
-        group = groups[(b or a).eval_id]
+        present = b or a
+        assert present is not None  # the ID came from one of the two runs
+        group = groups[present.eval_id]
         if a is None or b is None:
             (added if a is None else removed).append(case_id)
             for g in (group, overall):
@@ -154,9 +158,10 @@ def compare_results(results_a: list[dict], results_b: list[dict], eval_order: li
             for g in (group, overall):
                 g.a.append(a.score)
                 g.b.append(b.score)
-        if b.pass_rate < a.pass_rate:
+        rate_a, rate_b = a.pass_rate or 0.0, b.pass_rate or 0.0  # both graded, so both rates are set
+        if rate_b < rate_a:
             kind = "regressed"
-        elif b.pass_rate > a.pass_rate:
+        elif rate_b > rate_a:
             kind = "fixed"
         else:
             kind = "unchanged"

@@ -111,7 +111,7 @@ def build_payload(title: str, runs: list[tuple[str, RunDirectory, ReleaseCases]]
                 case_cols["system"][c] = intern(known[case_id].get("systemPrompt"))
             record = run.record_of(row)
             rec = record or {}
-            usage = rec.get("usage") if type(rec.get("usage")) is dict else {}
+            usage: dict = rec["usage"] if type(rec.get("usage")) is dict else {}
             calls, results = rec.get("toolCalls") or [], rec.get("toolResults") or []
             error = rec.get("error")
             cols["case"].append(c)

@@ -304,7 +304,8 @@ def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samp
     tc = toolchain()
     model = spec.for_worker()
     read_paths = [*layout.read_paths, *spec.read_paths()]
-    size, node_flags, per_worker = worker_count(settings.concurrency), (), None
+    size, per_worker = worker_count(settings.concurrency), None
+    node_flags: tuple[str, ...] = ()
     if spec.local:  # installed on first use; one model instance per worker, one sample at a time on each
         runtime = local_runtime(tc)
         size, threads = local_model_plan(settings.concurrency, samples)

@@ -72,10 +72,10 @@ def read_records(path: Path, drop_torn: bool = False) -> RecordedRun:
     records: dict[tuple[str, int], dict] = {}
     duplicates = 0
     # The same defensive reader as grade's (jsonl.py); the torn last line is left out.
-    for number, row, problem in read_lines(data[:end] if torn else data):
-        if problem is not None:
+    for number, row, line_problem in read_lines(data[:end] if torn else data):
+        if line_problem is not None:
             raise UsageError(
-                f"{path}:{number}: not a record ({problem.message}); "
+                f"{path}:{number}: not a record ({line_problem.message}); "
                 "the log was changed by hand, or by something other than trunchbull"
             )
         if type(row) is not dict or type(row.get("caseId")) is not str or type(row.get("repeat")) is not int:
