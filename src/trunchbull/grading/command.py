@@ -10,13 +10,13 @@ without a response).
 
 from __future__ import annotations
 
-import gc
 import sys
 from pathlib import Path
 
 import orjson
 
 from trunchbull.diagnostics import Diagnostic, UsageError, render_text
+from trunchbull.gc_pause import gc_paused
 from trunchbull.grading.grader import Sample, grade
 from trunchbull.grading.recorded_run import check_new_run_dir, now, recorded_model, write_recorded_run
 from trunchbull.grading.responses import parse_responses
@@ -70,19 +70,10 @@ def run_grade_command(
 ) -> int:
     """Prints the summary to stdout and diagnostics to stderr; returns the exit
     code (0 graded, 1 --fail-under not met, 2 unusable input)."""
-    # Grading allocates a few hundred thousand long-lived containers (parsed
-    # cases, responses, result rows) and no reference cycles, so the cyclic
-    # garbage collector only rescans them over and over (about 40% of the time
-    # of a 25,000-case run); it is paused for the command and restored after.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _run_grade_command(
             release, responses, output, json_summary=json_summary, fail_under=fail_under, run_dir=run_dir
         )
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _run_grade_command(

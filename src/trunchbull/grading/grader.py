@@ -50,30 +50,19 @@ def _row(
     duration_ms: float,
     digest: str,
 ) -> dict:
-    if repeat is None:
-        return {
-            "caseId": case["id"],
-            "evalId": case["evalId"],
-            "outcome": outcome,
-            "score": score,
-            "message": message,
-            "details": details,
-            "evaluator": kind,
-            "durationMs": duration_ms,
-            "releaseDigest": digest,
-        }
-    return {
-        "caseId": case["id"],
-        "evalId": case["evalId"],
-        "repeat": repeat,
-        "outcome": outcome,
-        "score": score,
-        "message": message,
-        "details": details,
-        "evaluator": kind,
-        "durationMs": duration_ms,
-        "releaseDigest": digest,
-    }
+    row: dict = {"caseId": case["id"], "evalId": case["evalId"]}
+    if repeat is not None:  # a run's rows carry the repeat, right after the IDs; grade's rows have none
+        row["repeat"] = repeat
+    row.update(
+        outcome=outcome,
+        score=score,
+        message=message,
+        details=details,
+        evaluator=kind,
+        durationMs=duration_ms,
+        releaseDigest=digest,
+    )
+    return row
 
 
 # The tool calls handed to graders that do not look at them: one shared, never-mutated list.

@@ -68,6 +68,10 @@ def parse_responses(data: bytes, display: str, case_ids) -> tuple[dict[str, Resp
     return responses, problems
 
 
+# The optional fields of a response: (name, type when present, as said in a diagnostic).
+_OPTIONAL_FIELDS = (("toolCalls", list, "an array"), ("finishReason", str, "a string"), ("usage", dict, "an object"))
+
+
 def _diagnose(
     obj: Any,
     number: int,
@@ -110,41 +114,18 @@ def _diagnose(
             )
         )
         bad = True
-    tool_calls = obj.get("toolCalls")
-    if tool_calls is None:
-        tool_calls = []
-    elif type(tool_calls) is not list:
-        problems.append(
-            Diagnostic(
-                "response-invalid",
-                f"response for {case_id!r}: toolCalls must be an array, found {json_type(tool_calls)}",
-                display,
-                number,
+    for name, kind, expected in _OPTIONAL_FIELDS:
+        value = obj.get(name)
+        if value is not None and type(value) is not kind:
+            problems.append(
+                Diagnostic(
+                    "response-invalid",
+                    f"response for {case_id!r}: {name} must be {expected}, found {json_type(value)}",
+                    display,
+                    number,
+                )
             )
-        )
-        bad = True
-    finish = obj.get("finishReason")
-    if finish is not None and type(finish) is not str:
-        problems.append(
-            Diagnostic(
-                "response-invalid",
-                f"response for {case_id!r}: finishReason must be a string, found {json_type(finish)}",
-                display,
-                number,
-            )
-        )
-        bad = True
-    usage = obj.get("usage")
-    if usage is not None and type(usage) is not dict:
-        problems.append(
-            Diagnostic(
-                "response-invalid",
-                f"response for {case_id!r}: usage must be an object, found {json_type(usage)}",
-                display,
-                number,
-            )
-        )
-        bad = True
+            bad = True
     if case_id not in case_ids:
         hint = None
         if suggested[0] < 5:
@@ -175,6 +156,11 @@ def _diagnose(
             )
         )
         return
+    tool_calls = obj.get("toolCalls") or []
     responses[case_id] = Response(
-        number, output if not bad and isinstance(output, str) else "", tool_calls if not bad else [], finish, usage
+        number,
+        output if not bad and isinstance(output, str) else "",
+        tool_calls if not bad else [],
+        obj.get("finishReason"),
+        obj.get("usage"),
     )

@@ -3,6 +3,8 @@ the overall row."""
 
 from __future__ import annotations
 
+from trunchbull.text_table import table_lines
+
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
@@ -56,19 +58,7 @@ def render_summary(summary: dict) -> str:
                 _ms(g["latencyMs"]["p90"]),
             )
         )
-    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
-
-    def line(row: tuple) -> str:
-        return "  ".join(
-            row[0].ljust(widths[0]) if i == 0 else row[i].rjust(widths[i]) for i in range(len(row))
-        ).rstrip()
-
-    header = line(cells[0])
-    out = [f"release {title} ({release['digest']})", header, "-" * len(header)]
-    for index, row in enumerate(cells[1:]):
-        if index == len(cells) - 2:
-            out.append("-" * len(header))
-        out.append(line(row))
+    out = [f"release {title} ({release['digest']})", *table_lines(cells)]
     overall = summary["overall"]
     if "passAtK" in overall:
         ks = ", ".join(f"pass@{k} {_pct(v)}" for k, v in overall["passAtK"].items())

@@ -6,12 +6,12 @@ bundled front end → HTML."""
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from pathlib import Path
 
 from trunchbull.files import write_atomic
+from trunchbull.gc_pause import gc_paused
 from trunchbull.grading.summary_text import render_summary
 from trunchbull.report.bundle import bundle_front_end
 from trunchbull.report.compare_text import render_comparison
@@ -47,15 +47,8 @@ def scrub_secrets(data: bytes, runs: list[RunDirectory]) -> bytes:
 
 
 def report_command(args) -> int:
-    # tens of thousands of long-lived rows and no reference cycles: the cyclic
-    # collector would only rescan them (as in grade and run)
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _report_command(args)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _report_command(args) -> int:

@@ -4,11 +4,11 @@ worse overall, else 0; unusable run directories are usage errors (2)."""
 
 from __future__ import annotations
 
-import gc
 import sys
 
 import orjson
 
+from trunchbull.gc_pause import gc_paused
 from trunchbull.report.compare_text import render_comparison
 from trunchbull.report.comparison import compare_runs
 from trunchbull.report.paired import significantly_worse
@@ -18,15 +18,8 @@ EXIT_OK, EXIT_REGRESSED = 0, 1
 
 
 def compare_command(args) -> int:
-    # tens of thousands of long-lived rows and no reference cycles: the cyclic
-    # collector would only rescan them (as in grade and run)
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _compare_command(args)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _compare_command(args) -> int:

@@ -3,6 +3,8 @@ the overall row, then the regressed and fixed cases."""
 
 from __future__ import annotations
 
+from trunchbull.text_table import table_lines
+
 LISTED = 50  # cases listed per kind; the JSON output has all of them
 
 COLUMNS = ("eval", "cases", "A mean", "B mean", "B - A", "SE", "95% CI", "regressed", "fixed", "unchanged", "left out")
@@ -67,25 +69,12 @@ def render_comparison(comparison: dict, a: dict, b: dict) -> str:
                 f"{g['excluded']:,}",
             )
         )
-    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
-
-    def line(row: tuple) -> str:
-        return "  ".join(
-            row[0].ljust(widths[0]) if i == 0 else row[i].rjust(widths[i]) for i in range(len(row))
-        ).rstrip()
-
-    header = line(cells[0])
     out = [
         _run_line("A", a),
         _run_line("B", b),
         "paired difference of mean scores (B - A) over the cases both runs graded; 95% CI: paired t",
-        header,
-        "-" * len(header),
+        *table_lines(cells),
     ]
-    for index, row in enumerate(cells[1:]):
-        if index == len(cells) - 2:
-            out.append("-" * len(header))
-        out.append(line(row))
     overall = comparison["overall"]
     if overall["excluded"]:
         out.append(f"left out: {overall['excluded']:,} case(s) without a non-error sample in both runs")

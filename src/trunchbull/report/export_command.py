@@ -3,26 +3,19 @@ standard output without -o; the file is written whole or not at all."""
 
 from __future__ import annotations
 
-import gc
 import sys
 from pathlib import Path
 
 from trunchbull.files import write_atomic
+from trunchbull.gc_pause import gc_paused
 from trunchbull.report.csv_export import results_csv
 from trunchbull.report.junit import junit_xml
 from trunchbull.report.run_dir import read_run_dir
 
 
 def export_command(args) -> int:
-    # tens of thousands of long-lived rows and no reference cycles: the cyclic
-    # collector would only rescan them (as in grade and run)
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _export_command(args)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _export_command(args) -> int:

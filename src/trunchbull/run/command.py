@@ -11,7 +11,6 @@ recorded is kept, and `--resume` continues).
 
 from __future__ import annotations
 
-import gc
 import importlib
 import signal
 import sys
@@ -26,6 +25,7 @@ import orjson
 
 from trunchbull import __version__, lifetime
 from trunchbull.diagnostics import UsageError
+from trunchbull.gc_pause import gc_paused
 from trunchbull.grading.command import check_fail_under, fail_under_verdict
 from trunchbull.grading.grader import Sample as GradedSample
 from trunchbull.grading.grader import grade
@@ -187,15 +187,12 @@ def _interrupt(signum, frame) -> None:
 
 
 def run_command(args) -> int:
-    enabled = gc.isenabled()
-    gc.disable()  # many long-lived records and no cycles: collection would only rescan them
     previous_term = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops a run like Ctrl-C
     try:
-        return _run(args)
+        with gc_paused():
+            return _run(args)
     finally:
         signal.signal(signal.SIGTERM, previous_term)
-        if enabled:
-            gc.enable()
 
 
 def _run(args) -> int:
