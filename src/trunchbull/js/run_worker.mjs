@@ -24,7 +24,6 @@
 //   r <TAB> k <TAB> kind|- <TAB> record JSON   sample k is done (its error kind, or -)
 import { writeSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { echoModel } from "./model_echo.mjs";
 import { createModel } from "./run_models.mjs";
@@ -156,11 +155,34 @@ function stepParts(step, calls, results) {
   }
 }
 
-const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-const input = lines[Symbol.asyncIterator]();
-const first = await input.next();
-if (first.done) process.exit(0);
-const config = parse(first.value);
+// stdin split into lines by hand: a readline async iterator costs a promise
+// and a turn per line, and the samples come in batches.
+let pendingText = "";
+let onLine = null; // set once the worker is ready; until then lines wait
+const waiting = [];
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk) => {
+  const parts = (pendingText + chunk).split("\n");
+  pendingText = parts.pop();
+  for (const line of parts) {
+    if (!line) continue;
+    if (onLine) onLine(line);
+    else waiting.push(line);
+  }
+});
+// End of input: the run has every record it asked for, or is gone. Either
+// way nothing here is wanted any more.
+process.stdin.on("end", () => {
+  flush();
+  process.exit(0);
+});
+const firstLine = await new Promise((resolve) => {
+  onLine = (line) => {
+    onLine = null;
+    resolve(line);
+  };
+});
+const config = parse(firstLine);
 
 let ai;
 let model;
@@ -220,6 +242,10 @@ async function runSample(request) {
         tools,
         stopWhen: ai.stepCountIs(config.maxSteps),
         maxRetries: 0,
+        // Every sample is recorded here; the SDK's tracing-channel telemetry
+        // would only copy each event for subscribers that do not exist (~25%
+        // of a worker's time with the echo model).
+        telemetry: { isEnabled: false },
         abortSignal: controller.signal,
         providerOptions: { trunchbull: { caseId: request.caseId, repeat: request.repeat } },
         headers: { [SAMPLE_HEADER]: String(request.k) },
@@ -271,13 +297,8 @@ async function runSample(request) {
   sendSoon(`r\t${request.k}\t${record.error ? record.error.kind : "-"}\t${line}`);
 }
 
-for (;;) {
-  const next = await input.next();
-  if (next.done) break;
-  if (!next.value) continue;
-  runSample(parse(next.value)).catch((err) => process.stderr.write(`trunchbull run worker: ${errorText(err)}\n`));
+function startSample(line) {
+  runSample(parse(line)).catch((err) => process.stderr.write(`trunchbull run worker: ${errorText(err)}\n`));
 }
-// End of input: the run has every record it asked for, or is gone. Either
-// way nothing here is wanted any more.
-flush();
-process.exit(0);
+onLine = startSample;
+for (const line of waiting.splice(0)) startSample(line);
