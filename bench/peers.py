@@ -224,6 +224,7 @@ def run_measured(
     cwd: str | Path | None = None,
     stdout: Any = None,
     stderr: Any = None,
+    stdin: Any = subprocess.DEVNULL,
     interval: float = 0.02,
     timeout: float | None = None,
 ) -> Measured:
@@ -234,7 +235,7 @@ def run_measured(
     """
     start = time.perf_counter()
     proc = subprocess.Popen(
-        list(argv), env=env, cwd=cwd, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, start_new_session=True
+        list(argv), env=env, cwd=cwd, stdout=stdout, stderr=stderr, stdin=stdin, start_new_session=True
     )
     sampler = TreeRssSampler(proc.pid, interval).start()
     expired = threading.Event()

@@ -16,13 +16,16 @@ characters, `expected` a substring of the prompt, so every sample passes):
    (tests/support/chat_server.py, its own process) that replies after 50 ms,
    at concurrency 32: throughput as a fraction of the bound 32 / 0.05 s =
    640 samples/s (target >= 90%), promptfoo (and Inspect) at the same
-   concurrency.
+   concurrency. Floor: the same requests with Node's bare fetch at the same
+   concurrency (bench/fetch_floor.mjs), which shows what the machine allows
+   when the server shares its cores.
 
 Each figure is the median of --runs runs (wall time from start to exit, CPU
 time of the process tree, peak RSS of the tree sampled every 20 ms); the
 load average is printed beside it, since other jobs often share the machine.
 
-  .venv/bin/python bench/run.py [--cases 25000] [--runs 3] [--skip-peers] [--skip-server] [--json OUT]
+  .venv/bin/python bench/run.py [--cases 25000] [--runs 3] [--skip-peers] [--skip-server] [--skip-inspect]
+      [--inspect-cases N] [--server-peer-cases N] [--json OUT]
 """
 
 from __future__ import annotations
@@ -128,6 +131,45 @@ def repeat_peer(fn, runs: int) -> peers.PeerResult:
     return median([fn() for _ in range(runs)])
 
 
+def measure_fetch_floor(cases: list[dict], url: str, work: Path, concurrency: int, runs: int) -> peers.PeerResult:
+    """bench/fetch_floor.mjs: the same requests with Node's bare fetch (the pinned toolchain's Node)."""
+    sys.path.insert(0, str(REPO / "src"))
+    from trunchbull.toolchain import toolchain
+
+    prompts = work / "prompts.jsonl"
+    prompts.write_text("".join(json.dumps(case["prompt"]) + "\n" for case in cases))
+    results = []
+    for _ in range(runs):
+        load = os.getloadavg()[0]
+        argv = [str(toolchain().node), str(REPO / "bench" / "fetch_floor.mjs"), url, "bench", str(concurrency)]
+        with open(prompts, "rb") as stdin, open(work / "floor.out", "wb") as out:
+            m = peers.run_measured(argv, stdout=out, stderr=subprocess.DEVNULL, stdin=stdin)
+        replies = int((work / "floor.out").read_text().strip() or 0)
+        if m.returncode != 0 or replies != len(cases):
+            raise SystemExit(f"fetch floor: exit {m.returncode}, {replies} replies of {len(cases)}")
+        n = len(cases)
+        results.append(
+            peers.PeerResult(
+                "fetch floor",
+                "server",
+                "node",
+                n,
+                n,
+                m.wall_s,
+                n / m.wall_s,
+                m.cpu_s,
+                m.peak_rss_bytes,
+                m.max_processes,
+                concurrency,
+                argv,
+                {},
+                load,
+                os.getloadavg()[0],
+            )
+        )
+    return median(results)
+
+
 class BenchServer:
     """tests/support/chat_server.py in its own process, replying after DELAY_S."""
 
@@ -161,10 +203,18 @@ def main() -> int:
     parser.add_argument("--skip-peers", action="store_true")
     parser.add_argument("--skip-server", action="store_true")
     parser.add_argument("--skip-inspect", action="store_true", help="Inspect AI takes minutes at 25,000 cases")
+    parser.add_argument(
+        "--inspect-cases", type=int, help="Inspect AI on the first N cases only (its rate does not depend on N)"
+    )
+    parser.add_argument(
+        "--server-peer-cases", type=int, help="the peers' server runs on the first N cases only (bound by the delay)"
+    )
     parser.add_argument("--json", type=Path, help="also write every figure here")
     args = parser.parse_args()
 
     cases = peers.make_cases(args.cases)
+    inspect_cases = cases[: args.inspect_cases] if args.inspect_cases else cases
+    server_peer_cases = cases[: args.server_peer_cases] if args.server_peer_cases else cases
     if not args.skip_peers:
         installs = peers.install_peers(("promptfoo",) if args.skip_inspect else ("promptfoo", "inspect"))
         for name, seconds in installs.items():
@@ -184,7 +234,7 @@ def main() -> int:
         if not args.skip_peers:
             echo.append(repeat_peer(lambda: peers.run_promptfoo_echo(cases, concurrency=ECHO_CONCURRENCY), args.runs))
             if not args.skip_inspect:
-                echo.append(repeat_peer(lambda: peers.run_inspect_echo(cases, concurrency=ECHO_CONCURRENCY), 1))
+                echo.append(repeat_peer(lambda: peers.run_inspect_echo(inspect_cases, concurrency=ECHO_CONCURRENCY), 1))
         results += echo
         server: list[peers.PeerResult] = []
         if not args.skip_server:
@@ -194,21 +244,34 @@ def main() -> int:
                     "server", release, work, args.cases, model, SERVER_CONCURRENCY, args.runs
                 )
                 server.append(ours_server)
+                server.append(measure_fetch_floor(cases, url, work, SERVER_CONCURRENCY, args.runs))
                 if not args.skip_peers:
                     server.append(
                         repeat_peer(
-                            lambda: peers.run_promptfoo_server(cases, url, "bench", concurrency=SERVER_CONCURRENCY), 1
+                            lambda: peers.run_promptfoo_server(
+                                server_peer_cases, url, "bench", concurrency=SERVER_CONCURRENCY
+                            ),
+                            1,
                         )
                     )
                     if not args.skip_inspect:
                         server.append(
                             repeat_peer(
-                                lambda: peers.run_inspect_server(cases, url, "bench", concurrency=SERVER_CONCURRENCY), 1
+                                lambda: peers.run_inspect_server(
+                                    server_peer_cases[: len(inspect_cases)],
+                                    url,
+                                    "bench",
+                                    concurrency=SERVER_CONCURRENCY,
+                                ),
+                                1,
                             )
                         )
             results += server
 
-        print(f"\n{args.cases:,} cases; median of {args.runs} runs (peers' server runs and Inspect: one run)")
+        print(
+            f"\n{args.cases:,} cases (Inspect: {len(inspect_cases):,}; the peers' server runs: "
+            f"{len(server_peer_cases):,}); median of {args.runs} runs (peers' server runs and Inspect: one run)"
+        )
         print(
             f"{'tool':<11} {'load':<7} {'wall':>10} {'throughput':>12} {'CPU':>10} {'peak RSS':>12} "
             f"{'ours ÷ it':>9} {'of bound':>7}"
@@ -218,6 +281,13 @@ def main() -> int:
         bound = SERVER_CONCURRENCY / DELAY_S
         for r in server:
             print(row(r, server[0], bound))
+        floor = next((r for r in server if r.peer == "fetch floor"), None)
+        if floor is not None:
+            print(
+                f"trunchbull server: {server[0].samples_per_s / floor.samples_per_s * 100:.1f}% of the fetch floor "
+                f"(Node's bare fetch of the same requests at -j {SERVER_CONCURRENCY}: "
+                f"{floor.samples_per_s / bound * 100:.1f}% of the bound on this machine)"
+            )
         if args.json:
             args.json.write_text(json.dumps([r.as_dict() for r in results], indent=2) + "\n")
     finally:
