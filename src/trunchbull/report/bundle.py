@@ -57,7 +57,7 @@ def bundle_front_end() -> FrontEnd:
     if cached is not None:
         try:
             cached.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(cached, proc.stdout)
+            write_atomic(cached, proc.stdout.encode())
         except OSError:
             pass  # a read-only cache only costs the next report a bundle
     return FrontEnd(out["js"], out["css"])
