@@ -216,6 +216,7 @@ def _run(args) -> int:
     rerun = drop_error_records(log_path, recorded) if recorded is not None and args.rerun_errors else 0
     done = recorded.records if recorded is not None else {}
     todo = [s for s in samples if (s.case_id, s.repeat) not in done]
+    written: dict[tuple[str, int], bytes] = {}
     cache = None if args.no_cache else ResponseCache(default_cache_path())
     # polars (for the summary) takes ~0.3 s to import: on another thread,
     # while the workers start and the samples run (the main thread mostly waits)
@@ -236,7 +237,7 @@ def _run(args) -> int:
                     meta["modelInfo"] = described
                 write_json(run_dir / RUN_JSON, meta)
                 interrupted = _record(
-                    run_dir, samples, todo, hits, to_run, pool, cache, options, done, rerun, quiet=args.json
+                    run_dir, samples, todo, hits, to_run, pool, cache, options, done, rerun, written, quiet=args.json
                 )
             finally:
                 if pool is not None:
@@ -248,7 +249,7 @@ def _run(args) -> int:
             cache.close()
     if interrupted:
         return EXIT_INTERRUPTED
-    return _grade_and_report(run_dir, release, samples, options, meta, args)
+    return _grade_and_report(run_dir, release, samples, _records_after_run(run_dir, done, written), options, meta, args)
 
 
 def _describe_model(pool: WorkerPool, identity: dict) -> dict | None:
@@ -353,9 +354,11 @@ def _record(
     options: RunOptions,
     done: dict,
     rerun: int,
+    written: dict[tuple[str, int], bytes],
     quiet: bool,
 ) -> bool:
-    """Record cached samples, then run the rest; True when interrupted."""
+    """Record cached samples, then run the rest (each record appended to the
+    log is also kept in `written`); True when interrupted."""
     errors_before = sum(1 for row in done.values() if row.get("error"))
     progress = RunProgress(len(samples), len(samples) - len(todo), errors_before, enabled=False if quiet else None)
     secret = options.spec.secret
@@ -367,6 +370,7 @@ def _record(
         if secret_bytes and secret_bytes in record:
             record = record.replace(secret_bytes, b"[redacted]")
         log.append(record + b"\n")
+        written[(sample.case_id, sample.repeat)] = record
         if kind is None and cache is not None:
             cache.put(sample.key, record)
             now = time.monotonic()
@@ -379,7 +383,9 @@ def _record(
         for sample in todo:
             stored = hits.get(sample.key)
             if stored is not None:
-                log.append(as_cached(stored, sample.case_id, sample.repeat) + b"\n")
+                record = as_cached(stored, sample.case_id, sample.repeat)
+                log.append(record + b"\n")
+                written[(sample.case_id, sample.repeat)] = record
                 progress.sample_done(False)
         log.flush()
         if pool is not None:
@@ -402,10 +408,29 @@ def _record(
     return False
 
 
+def _records_after_run(run_dir: Path, done: dict, written: dict[tuple[str, int], bytes]) -> dict:
+    """The run's records: those a resume read from the log, and those appended
+    since, parsed from the very bytes the log got rather than read back (on
+    a 25,000-sample run, ~0.2 s less between the last sample and the summary)."""
+    records = dict(done)
+    loads = orjson.loads
+    try:
+        for key, record in written.items():
+            records[key] = loads(record)
+    except orjson.JSONDecodeError:
+        return read_records(run_dir / RESPONSES).records  # the log's own reader says what is wrong with it
+    return records
+
+
 def _grade_and_report(
-    run_dir: Path, release: LoadedRelease, samples: list[Sample], options: RunOptions, meta: dict, args
+    run_dir: Path,
+    release: LoadedRelease,
+    samples: list[Sample],
+    records: dict,
+    options: RunOptions,
+    meta: dict,
+    args,
 ) -> int:
-    records = read_records(run_dir / RESPONSES).records
     to_grade = []
     usages: list[dict | None] = []
     latencies: list[float | None] = []
