@@ -495,11 +495,11 @@ def _measure_checked(peer: str, argv: list[str], env: dict[str, str], cwd: Path,
     return m
 
 
-def _result(
+def measured_result(
     peer: str,
     workload: str,
     version: str,
-    cases: Sequence[dict],
+    n: int,
     passed: int,
     m: Measured,
     concurrency: int,
@@ -507,7 +507,7 @@ def _result(
     settings: dict,
     load_before: float,
 ) -> PeerResult:
-    n = len(cases)
+    """One measured run of n samples, every one of which must have passed."""
     if passed != n:
         raise PeerError(f"{peer} {workload}: {passed} of {n} samples passed; every case should pass")
     return PeerResult(
@@ -614,7 +614,9 @@ def _run_promptfoo(
         if len(rows) != len(cases) or out["stats"]["successes"] != passed:
             raise PeerError(f"promptfoo wrote {len(rows)} results for {len(cases)} cases")
         settings = {"write_db": write_db, **settings}
-        return _result("promptfoo", workload, PROMPTFOO_VERSION, cases, passed, m, concurrency, argv, settings, load)
+        return measured_result(
+            "promptfoo", workload, PROMPTFOO_VERSION, len(cases), passed, m, concurrency, argv, settings, load
+        )
 
 
 def run_promptfoo_echo(
@@ -771,8 +773,8 @@ def _run_inspect(
                 f"Inspect: status {info['status']}, {info['samples']} samples of {len(cases)}: {info['error']}"
             )
         settings = {"realtime": realtime, **settings}
-        return _result(
-            "inspect", workload, INSPECT_VERSION, cases, info["passed"], m, concurrency, argv, settings, load
+        return measured_result(
+            "inspect", workload, INSPECT_VERSION, len(cases), info["passed"], m, concurrency, argv, settings, load
         )
 
 
