@@ -13,11 +13,11 @@ characters, `expected` a substring of the prompt, so every sample passes):
    Targets: >= 10x promptfoo's throughput, >= 100x Inspect's, peak RSS of
    the whole process tree <= 400 MB.
 2. **server**: the same cases sent to a local OpenAI-compatible server
-   (tests/support/chat_server.py, its own process) that replies after 50 ms,
-   at concurrency 32: throughput as a fraction of the bound 32 / 0.05 s =
+   (bench/chat_server.mjs, its own process) that replies after 50 ms, at
+   concurrency 32: throughput as a fraction of the bound 32 / 0.05 s =
    640 samples/s (target >= 90%), promptfoo (and Inspect) at the same
-   concurrency. Floor: the same requests with Node's bare fetch at the same
-   concurrency (bench/fetch_floor.mjs), which shows what the machine allows
+   concurrency. Floor: the same requests over bare node:http at the same
+   concurrency (bench/http_floor.mjs), which shows what the machine allows
    when the server shares its cores.
 
 Each figure is the median of --runs runs (wall time from start to exit, CPU
@@ -111,11 +111,11 @@ def repeat_peer(fn, runs: int) -> peers.PeerResult:
     return median([fn() for _ in range(runs)])
 
 
-def measure_fetch_floor(cases: list[dict], url: str, work: Path, concurrency: int, runs: int) -> peers.PeerResult:
-    """bench/fetch_floor.mjs: the same requests with Node's bare fetch (the pinned toolchain's Node)."""
+def measure_http_floor(cases: list[dict], url: str, work: Path, concurrency: int, runs: int) -> peers.PeerResult:
+    """bench/http_floor.mjs: the same requests over bare node:http (the pinned toolchain's Node)."""
     prompts = work / "prompts.jsonl"
     prompts.write_text("".join(json.dumps(case["prompt"]) + "\n" for case in cases))
-    argv = [str(toolchain().node), str(REPO / "bench" / "fetch_floor.mjs"), url, "bench", str(concurrency)]
+    argv = [str(toolchain().node), str(REPO / "bench" / "http_floor.mjs"), url, "bench", str(concurrency)]
     results = []
     for _ in range(runs):
         load = os.getloadavg()[0]
@@ -123,22 +123,21 @@ def measure_fetch_floor(cases: list[dict], url: str, work: Path, concurrency: in
             m = peers.run_measured(argv, stdout=out, stderr=subprocess.DEVNULL, stdin=stdin)
         replies = int((work / "floor.out").read_text().strip() or 0)
         if m.returncode != 0:
-            raise SystemExit(f"fetch floor: exit {m.returncode}")
+            raise SystemExit(f"http floor: exit {m.returncode}")
         results.append(
-            peers.measured_result("fetch floor", "server", "node", len(cases), replies, m, concurrency, argv, {}, load)
+            peers.measured_result("http floor", "server", "node", len(cases), replies, m, concurrency, argv, {}, load)
         )
     return median(results)
 
 
 class BenchServer:
-    """tests/support/chat_server.py in its own process, replying after DELAY_S."""
+    """bench/chat_server.mjs in its own process (the pinned toolchain's Node), replying after DELAY_S."""
 
     def __enter__(self) -> str:
         self.proc = subprocess.Popen(
-            [sys.executable, str(REPO / "tests" / "support" / "chat_server.py"), "--delay", str(DELAY_S)],
+            [str(toolchain().node), str(REPO / "bench" / "chat_server.mjs"), str(DELAY_S)],
             stdout=subprocess.PIPE,
             text=True,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
         )
         return self.proc.stdout.readline().strip()
 
@@ -204,7 +203,7 @@ def main() -> int:
                     "server", release, work, args.cases, model, SERVER_CONCURRENCY, args.runs
                 )
                 server.append(ours_server)
-                server.append(measure_fetch_floor(cases, url, work, SERVER_CONCURRENCY, args.runs))
+                server.append(measure_http_floor(cases, url, work, SERVER_CONCURRENCY, args.runs))
                 if not args.skip_peers:
                     server.append(
                         repeat_peer(
@@ -241,11 +240,11 @@ def main() -> int:
         bound = SERVER_CONCURRENCY / DELAY_S
         for r in server:
             print(row(r, server[0], bound))
-        floor = next((r for r in server if r.peer == "fetch floor"), None)
+        floor = next((r for r in server if r.peer == "http floor"), None)
         if floor is not None:
             print(
-                f"trunchbull server: {server[0].samples_per_s / floor.samples_per_s * 100:.1f}% of the fetch floor "
-                f"(Node's bare fetch of the same requests at -j {SERVER_CONCURRENCY}: "
+                f"trunchbull server: {server[0].samples_per_s / floor.samples_per_s * 100:.1f}% of the http floor "
+                f"(bare node:http requests at -j {SERVER_CONCURRENCY}: "
                 f"{floor.samples_per_s / bound * 100:.1f}% of the bound on this machine)"
             )
         if args.json:

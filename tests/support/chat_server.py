@@ -24,6 +24,7 @@ import asyncio
 import itertools
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,8 @@ class Recorded:
     path: str
     headers: dict[str, str]
     body: Any
+    started: float = 0.0  # time.monotonic() when it arrived
+    ended: float | None = None  # ... and when it was answered
 
 
 def _first_user_text(messages: list[dict]) -> str:
@@ -98,6 +101,17 @@ class ChatServer:
             return requests
         return [r for r in requests if match in self._conversation_key(r.path, r.body)]
 
+    def peak_in_flight(self, match: str | None = None) -> int:
+        """The most requests (whose first user message contains `match`) that were being answered at once."""
+        events = []
+        for r in self.received(match):
+            events += [(r.started, 1), (r.ended if r.ended is not None else float("inf"), -1)]
+        peak = current = 0
+        for _, change in sorted(events, key=lambda e: (e[0], e[1])):  # an end before a start at the same time
+            current += change
+            peak = max(peak, current)
+        return peak
+
     def _conversation_key(self, path: str, body: Any) -> str:
         if not isinstance(body, dict):
             return ""
@@ -125,13 +139,21 @@ class ChatServer:
     # ------------------------------------------------------------------ protocols
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
+        started = time.monotonic()
         try:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
             body = None
-        path = request.path
+        recorded = Recorded(request.path, {k.lower(): v for k, v in request.headers.items()}, body, started)
         with self._lock:
-            self.requests.append(Recorded(path, {k.lower(): v for k, v in request.headers.items()}, body))
+            self.requests.append(recorded)
+        try:
+            return await self._reply(request, body)
+        finally:
+            recorded.ended = time.monotonic()
+
+    async def _reply(self, request: web.Request, body: Any) -> web.StreamResponse:
+        path = request.path
         if not isinstance(body, dict):
             return web.json_response({"error": {"message": "expected a JSON object"}}, status=400)
         if path.endswith("/chat/completions"):

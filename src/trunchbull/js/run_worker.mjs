@@ -9,8 +9,9 @@
 //
 // stdin, one JSON line each: first the run's configuration
 //   { model: { provider, model, baseUrl, apiKeyEnv, path }, settings, maxSteps,
-//     timeoutMs, toolTimeoutMs, retries, tools: { name: { module, description, inputSchema } } }
-// then one line per sample: { k, caseId, repeat, system, prompt, tools: [names] }.
+//     timeoutMs, toolTimeoutMs, retries, slots, tools: { name: { module, description, inputSchema } } }
+// then one line per sample: { k, caseId, repeat, system, prompt, tools: [names] },
+// or { giveBack: [k, ...] } (below).
 // The end of stdin ends the worker at once (the parent has what it asked
 // for, or has gone away).
 // Protocol lines (tab-separated; records finished together share a write):
@@ -22,12 +23,14 @@
 //   s <TAB> k <TAB> n          tool call (or tool-module import) n of sample k starts
 //   e <TAB> k <TAB> n          ... and ends
 //   r <TAB> k <TAB> kind|- <TAB> record JSON   sample k is done (its error kind, or -)
+//   u <TAB> k                  sample k, given back, was never started
 import { writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { echoModel } from "./model_echo.mjs";
 import { createModel } from "./run_models.mjs";
 import { SAMPLE_HEADER, retryingFetch } from "./run_fetch.mjs";
+import { httpFetch } from "./run_http.mjs";
 import { ToolBox } from "./run_tools.mjs";
 import { plainStringifySafe, toJsonData } from "./json_walk.mjs";
 
@@ -195,7 +198,7 @@ try {
     secret = spec.apiKey || null;
     delete process.env[spec.apiKeyEnv]; // tools run in this process: they never see the key
   }
-  model = await createModel(spec, load, retryingFetch(config.retries, inProgress));
+  model = await createModel(spec, load, retryingFetch(config.retries, inProgress, httpFetch));
   toolBox = new ToolBox(config.tools, {
     ai, aiFallback: toolchainRequire.resolve("ai"), toolTimeoutMs: config.toolTimeoutMs,
     onStart: (k, n) => send(`s\t${k}\t${n}`), onEnd: (k, n) => send(`e\t${k}\t${n}`),
@@ -297,8 +300,35 @@ async function runSample(request) {
   sendSoon(`r\t${request.k}\t${record.error ? record.error.kind : "-"}\t${line}`);
 }
 
+// At most `config.slots` samples run at once (null: no limit here); the
+// parent sends a few more than that, which wait here in order, so that a
+// finished sample's slot is filled at once instead of after a round trip to
+// the parent (which counts the same way: see run/workers.py). A line
+// { "giveBack": [k, ...] } asks for waiting samples back (another worker is
+// idle): each one still waiting is dropped and answered `u <TAB> k`.
+const slots = config.slots ?? Infinity;
+const queued = [];
+let running = 0;
+function launch(request) {
+  running += 1;
+  runSample(request)
+    .catch((err) => process.stderr.write(`trunchbull run worker: ${errorText(err)}\n`))
+    .finally(() => {
+      running -= 1;
+      if (queued.length) launch(queued.shift());
+    });
+}
+function giveBack(ks) {
+  const wanted = new Set(ks);
+  for (let i = queued.length - 1; i >= 0; i--) {
+    if (wanted.has(queued[i].k)) sendSoon(`u\t${queued.splice(i, 1)[0].k}`);
+  }
+}
 function startSample(line) {
-  runSample(parse(line)).catch((err) => process.stderr.write(`trunchbull run worker: ${errorText(err)}\n`));
+  const request = parse(line);
+  if (request.giveBack) giveBack(request.giveBack);
+  else if (running < slots) launch(request);
+  else queued.push(request);
 }
 onLine = startSample;
 for (const line of waiting.splice(0)) startSample(line);

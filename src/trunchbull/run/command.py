@@ -325,6 +325,7 @@ def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samp
         read_paths,
         spec.worker_env(),
         size=size,
+        concurrency=settings.concurrency,
         cwd=layout.modules_dir,
         timeout_s=settings.timeout,
         tool_timeout_s=settings.toolTimeout,
@@ -389,7 +390,7 @@ def _record(
                 progress.sample_done(False)
         log.flush()
         if pool is not None:
-            pool.run(to_run, options.settings.concurrency, on_record, after_records=log.flush)
+            pool.run(to_run, on_record, after_records=log.flush)
     except KeyboardInterrupt:
         if pool is not None:
             pool.kill_all()

@@ -1,10 +1,20 @@
 """The run's Node workers and the scheduler that feeds them (SPEC §8.2).
 
 A small pool of Node processes (js/run_worker.mjs, under Node's permission
-model) each runs many samples at once; at most `concurrency` samples are in
-flight across the pool, each sent to the worker with the fewest. One thread
-here does everything else: it writes requests, reads each worker's protocol
-pipe, hands finished records to the caller, and watches the clock:
+model) each runs many samples at once. At most `concurrency` samples are in
+flight across the pool: each worker runs its share of them (its slots) and
+holds up to `PREFETCH` more waiting, in order, so that a finished sample's
+slot is filled at once rather than after a round trip through this process
+(on a busy machine, waking two processes costs milliseconds per sample). A
+waiting sample is counted as started here when a record arrives from its
+worker while it is the oldest one waiting, which is never earlier than the
+worker started it, so the watchdog below can be late but never early. Once
+every sample has been sent, the waiting samples of a worker are asked back
+while another has free slots; those not started yet come back and go there.
+
+One thread here does everything else: it writes requests, reads each
+worker's protocol pipe, hands finished records to the caller, and watches
+the clock:
 
 * a tool call that has not ended `tool_timeout + grace` after it started
   (a synchronous infinite loop never gives the worker's own timer a chance)
@@ -48,10 +58,18 @@ MAX_CRASHES = 2
 MAX_WORKERS = 8
 START_TIMEOUT_S = 120  # a local model is loaded before its worker is ready
 SAMPLES_PER_WORKER = 4  # below this many in flight per worker, another worker is not worth its start-up
+PREFETCH = 32  # samples waiting in a worker beyond its slots (none for a local model)
 
 
 def worker_count(concurrency: int) -> int:
     return max(1, min(pool_size(), MAX_WORKERS, math.ceil(concurrency / SAMPLES_PER_WORKER)))
+
+
+def shares(concurrency: int, size: int, per_worker: int | None) -> list[int]:
+    """Each worker's slots: `concurrency` split as evenly as it goes (never
+    more than `per_worker`), so that the pool never runs more than it."""
+    base, extra = divmod(concurrency, size)
+    return [min(base + (index < extra), per_worker or concurrency) for index in range(size)]
 
 
 def local_model_plan(concurrency: int, samples: int) -> tuple[int, int]:
@@ -81,12 +99,66 @@ class _Worker:
     in_fd: int
     out_fd: int
     log: IO[bytes]
+    slots: int  # samples it runs at once
+    prefetch: int  # samples it may hold waiting beyond those
     ready: bool = False
     info: dict | None = None  # what it said when ready
-    inflight: dict[int, _InFlight] = field(default_factory=dict)
+    inflight: dict[int, _InFlight] = field(default_factory=dict)  # running or waiting in the worker
+    waiting: deque[int] = field(default_factory=deque)  # of those, the ones not started yet (oldest first)
+    asked_back: set[int] = field(default_factory=set)  # of those, the ones asked back
     open_tools: dict[tuple[int, int], float] = field(default_factory=dict)
     outbox: bytearray = field(default_factory=bytearray)
     inbox: bytes = b""
+
+    def room(self) -> int:
+        return self.slots + self.prefetch - len(self.inflight) if self.ready else 0
+
+    def free_slots(self) -> int:
+        return self.slots - (len(self.inflight) - len(self.waiting)) if self.ready else 0
+
+    def preference(self) -> tuple[int, int]:
+        """Where the next sample goes: free slots first, then room to wait."""
+        return self.free_slots(), self.room()
+
+    def assign(self, item: _InFlight, now: float) -> None:
+        item.sent = now if len(self.inflight) - len(self.waiting) < self.slots else math.inf
+        if item.sent == math.inf:
+            self.waiting.append(item.sample.k)
+        self.inflight[item.sample.k] = item
+        self.outbox += item.sample.request()
+
+    def finished(self, k: int, now: float) -> _InFlight | None:
+        """Sample k's record arrived: it leaves, and the oldest waiting sample takes its slot."""
+        item = self.inflight.pop(k, None)
+        if item is None:
+            return None
+        self.asked_back.discard(k)
+        if k in self.waiting:  # not started, as far as this side knew
+            self.waiting.remove(k)
+        elif self.waiting:
+            started = self.waiting.popleft()
+            self.inflight[started].sent = now
+            self.asked_back.discard(started)  # too late: it runs here
+        return item
+
+    def given_back(self, k: int) -> _InFlight | None:
+        """Sample k came back unstarted."""
+        if k not in self.asked_back:
+            return None
+        self.asked_back.discard(k)
+        self.waiting.remove(k)
+        return self.inflight.pop(k)
+
+    def ask_back(self, most: int) -> int:
+        """Ask for up to `most` of the newest waiting samples back; how many were asked."""
+        ks = [k for k in reversed(self.waiting) if k not in self.asked_back][:most]
+        if ks:
+            self.asked_back.update(ks)
+            self.outbox += orjson.dumps({"giveBack": ks}) + b"\n"
+        return len(ks)
+
+    def running(self) -> set[int]:
+        return set(self.inflight) - set(self.waiting)
 
     def kill(self) -> None:
         lifetime.stop(self.proc)
@@ -110,6 +182,7 @@ class WorkerSetupError(Exception):
 
 
 def _error_record(sample: Sample, kind: str, message: str, elapsed_s: float) -> bytes:
+    elapsed_s = elapsed_s if math.isfinite(elapsed_s) else 0.0  # it had not started
     return orjson.dumps(
         {
             "caseId": sample.case_id,
@@ -137,6 +210,7 @@ class WorkerPool:
         env: dict[str, str],
         *,
         size: int,
+        concurrency: int,
         cwd: Path,
         timeout_s: float,
         tool_timeout_s: float,
@@ -146,10 +220,12 @@ class WorkerPool:
     ):
         """`node_flags`: permissions beyond the sandbox's (a local model's
         native addon); `per_worker`: at most this many samples in flight on one
-        worker (None: no limit but `concurrency`); `on_warning`: each distinct
-        model warning, once."""
+        worker, none waiting (None: no limit but `concurrency`); `on_warning`:
+        each distinct model warning, once."""
         self.tc = tc
-        self._config_line = orjson.dumps(config) + b"\n"
+        self._config = config
+        self._shares = shares(concurrency, size, per_worker)
+        self._prefetch = 0 if per_worker is not None else PREFETCH
         self.read_paths = read_paths
         self.env = {**tc.base_env(), **env}
         self.size = size
@@ -157,7 +233,6 @@ class WorkerPool:
         self.timeout_s = timeout_s
         self.tool_timeout_s = tool_timeout_s
         self.node_flags = node_flags
-        self.per_worker = per_worker
         self.on_warning = on_warning
         self.warnings: list[str] = []
         self.workers: list[_Worker] = []
@@ -165,7 +240,7 @@ class WorkerPool:
 
     # ------------------------------------------------------------------ processes
 
-    def _spawn(self) -> _Worker:
+    def _spawn(self, index: int) -> _Worker:
         read_fd, write_fd = os.pipe()
         log = tempfile.TemporaryFile(prefix="trunchbull-run-worker-")
         cmd = [
@@ -193,14 +268,15 @@ class WorkerPool:
         in_fd = os.dup(proc.stdin.fileno())
         proc.stdin.close()
         os.set_blocking(in_fd, False)
-        worker = _Worker(proc, in_fd, read_fd, log)
-        worker.outbox += self._config_line
+        slots = self._shares[index]
+        worker = _Worker(proc, in_fd, read_fd, log, slots, self._prefetch)
+        worker.outbox += orjson.dumps({**self._config, "slots": slots}) + b"\n"
         return worker
 
     def start(self) -> None:
         """Start every worker and wait until each has made the model (a
         WorkerSetupError when one cannot: nothing has been called)."""
-        self.workers = [self._spawn() for _ in range(self.size)]
+        self.workers = [self._spawn(index) for index in range(self.size)]
         deadline = time.monotonic() + START_TIMEOUT_S
         while not all(w.ready for w in self.workers):
             self._pump(min(1.0, max(0.0, deadline - time.monotonic())), on_record=None)
@@ -237,7 +313,6 @@ class WorkerPool:
     def run(
         self,
         samples: list[Sample],
-        concurrency: int,
         on_record: OnRecord,
         after_records: Callable[[], None] = lambda: None,
     ) -> None:
@@ -246,23 +321,28 @@ class WorkerPool:
         arrived together have all been handed over. Returns when all are recorded."""
         queue: deque[_InFlight] = deque(_InFlight(s, 0.0) for s in samples)
         while queue or any(w.inflight for w in self.workers):
-            busy = sum(len(w.inflight) for w in self.workers)
-            if queue and busy < concurrency:
-                limit = self.per_worker
-                ready = [w for w in self.workers if w.ready and (limit is None or len(w.inflight) < limit)]
+            if queue:
                 now = time.monotonic()
-                while queue and busy < concurrency and ready:
-                    worker = min(ready, key=lambda w: len(w.inflight))
-                    if limit is not None and len(worker.inflight) >= limit:
+                while queue:
+                    worker = max(self.workers, key=_Worker.preference)
+                    if worker.room() <= 0:
                         break
-                    item = queue.popleft()
-                    item.sent = now
-                    worker.inflight[item.sample.k] = item
-                    worker.outbox += item.sample.request()
-                    busy += 1
+                    worker.assign(queue.popleft(), now)
+            else:
+                self._rebalance()
             requeue = self._pump(self._next_deadline(), on_record)
             after_records()
             queue.extendleft(reversed(requeue))
+
+    def _rebalance(self) -> None:
+        """Nothing left to send: samples waiting on one worker are asked back
+        while another has free slots."""
+        idle = sum(w.free_slots() for w in self.workers)
+        for worker in self.workers:
+            if idle <= 0:
+                break
+            if worker.waiting:
+                idle -= worker.ask_back(idle)
 
     def _next_deadline(self) -> float:
         now = time.monotonic()
@@ -270,7 +350,7 @@ class WorkerPool:
         for worker in self.workers:
             for started in worker.open_tools.values():
                 soonest = min(soonest, started + self.tool_timeout_s + GRACE_S)
-            for item in worker.inflight.values():
+            for item in worker.inflight.values():  # a waiting one's `sent` is infinite
                 soonest = min(soonest, item.sent + self.timeout_s + GRACE_S)
         return max(0.0, soonest - now)
 
@@ -295,7 +375,7 @@ class WorkerPool:
             if not data:
                 requeue += self._crashed(worker, on_record)
                 continue
-            self._received(worker, data, on_record)
+            requeue += self._received(worker, data, on_record)
         requeue += self._watchdog(on_record)
         return requeue
 
@@ -308,10 +388,12 @@ class WorkerPool:
         except OSError:
             worker.outbox.clear()  # the process is gone; its pipe's end says so
 
-    def _received(self, worker: _Worker, data: bytes, on_record: OnRecord | None) -> None:
+    def _received(self, worker: _Worker, data: bytes, on_record: OnRecord | None) -> list[_InFlight]:
+        """Handle a worker's protocol lines; the samples it gave back."""
         lines = (worker.inbox + data).split(b"\n")
         worker.inbox = lines.pop()
         now = time.monotonic()
+        back: list[_InFlight] = []
         for line in lines:
             tag, _, rest = line.partition(b"\t")
             parts = rest.split(b"\t", 2 if tag == b"r" else 1)
@@ -320,10 +402,14 @@ class WorkerPool:
                 or not all(p.isdigit() for p in parts[: 2 if tag != b"r" else 1])
             ):
                 continue  # not a protocol line (user code wrote to the channel): its sample ends when the worker does
+            if tag == b"u":
+                if rest.isdigit() and (item := worker.given_back(int(rest))) is not None:
+                    back.append(item)
+                continue
             if tag == b"r":
                 k_text, kind, record = parts
                 k = int(k_text)
-                item = worker.inflight.pop(k, None)
+                item = worker.finished(k, now)
                 if item is None:
                     continue
                 if worker.open_tools:
@@ -348,11 +434,12 @@ class WorkerPool:
                         self.on_warning(text)
             elif tag == b"fatal":
                 raise WorkerSetupError(orjson.loads(rest))
+        return back
 
     def _replace(self, worker: _Worker) -> _Worker:
         worker.kill()
         self.replaced += 1
-        fresh = self._spawn()
+        fresh = self._spawn(self.workers.index(worker))
         self.workers[self.workers.index(worker)] = fresh
         return fresh
 
@@ -371,7 +458,7 @@ class WorkerPool:
         now = time.monotonic()
         # The samples with a tool call running when the process died are the
         # suspects; with none, every sample in flight is.
-        suspects = {k for k, _n in worker.open_tools} & set(worker.inflight) or set(worker.inflight)
+        suspects = {k for k, _n in worker.open_tools} & set(worker.inflight) or worker.running()
         for k, item in worker.inflight.items():
             if k in suspects:
                 item.crashes += 1
@@ -421,6 +508,5 @@ class WorkerPool:
                 assert kind is not None and message is not None  # set with the culprit
                 on_record(item.sample, kind, _error_record(item.sample, kind, message, now - item.sent))
             requeue.extend(worker.inflight.values())
-            worker.inflight.clear()
             self._replace(worker)
         return requeue

@@ -1,0 +1,165 @@
+// The transport of the model calls: a `fetch` for the AI SDK providers over
+// node:http / node:https with keep-alive agents. The providers only need a
+// request with a string or byte body and a whole response back, and Node's
+// built-in fetch (undici, web streams) costs about twice the CPU per request
+// of node:http on the same connection (bench/README.md, "server"): on a busy
+// client that CPU, not the model's latency, bounds the throughput. Anything
+// this does not handle (a streamed or form body, a Request object, a scheme
+// other than http/https) goes to the built-in fetch unchanged.
+//
+// What it keeps of fetch's contract: the signal aborts the request and the
+// call rejects with the signal's reason; a failed connection rejects with
+// `TypeError("fetch failed", { cause })`, as undici does (the AI SDK reads
+// that as "cannot connect", a retryable error); redirects are followed (at
+// most 20; 303, and 301/302 after a POST, become a GET without a body); a
+// gzip, deflate or br response body is decoded.
+import http from "node:http";
+import https from "node:https";
+import { promisify } from "node:util";
+import zlib from "node:zlib";
+
+// captured when the worker starts, before any user code (a tool) runs
+const { Headers, Response, URL } = globalThis;
+const builtinFetch = globalThis.fetch;
+const AGENTS = {
+  "http:": new http.Agent({ keepAlive: true }),
+  "https:": new https.Agent({ keepAlive: true }),
+};
+const MODULES = { "http:": http, "https:": https };
+const NULL_BODY = new Set([204, 205, 304]);
+const REDIRECT = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 20;
+const DECODERS = {
+  gzip: promisify(zlib.gunzip),
+  "x-gzip": promisify(zlib.gunzip),
+  deflate: promisify(zlib.inflate),
+  br: promisify(zlib.brotliDecompress),
+};
+
+// A plain object of the request's headers, without the unset ones (the
+// providers leave a header `undefined` when an option is not given).
+function headerObject(headers) {
+  const out = {};
+  if (!headers) return out;
+  const entries =
+    typeof headers.forEach === "function" && typeof headers.get === "function"
+      ? [...headers.entries()]
+      : Array.isArray(headers)
+        ? headers
+        : Object.entries(headers);
+  for (const [name, value] of entries) if (value !== undefined && value !== null) out[name] = String(value);
+  return out;
+}
+
+function bodyBytes(body) {
+  if (body === undefined || body === null) return null;
+  if (typeof body === "string") return Buffer.from(body, "utf8");
+  if (body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  return undefined; // not ours to send
+}
+
+function hasHeader(headers, name) {
+  return Object.keys(headers).some((key) => key.toLowerCase() === name);
+}
+
+function dropHeader(headers, name) {
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) delete headers[key];
+}
+
+// One exchange, no redirects: resolves { status, statusText, rawHeaders, body }.
+function exchange(url, method, headers, body, signal) {
+  return new Promise((resolve, reject) => {
+    const request = MODULES[url.protocol].request(url, { method, headers, agent: AGENTS[url.protocol] });
+    const onAbort = () => {
+      request.destroy();
+      reject(signal.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const settle = (fn, value) => {
+      signal?.removeEventListener("abort", onAbort);
+      fn(value);
+    };
+    request.on("error", (err) => settle(reject, signal?.aborted ? signal.reason : new TypeError("fetch failed", { cause: err })));
+    request.on("response", (response) => {
+      const chunks = [];
+      response.on("data", (chunk) => chunks.push(chunk));
+      response.on("error", (err) => settle(reject, signal?.aborted ? signal.reason : new TypeError("fetch failed", { cause: err })));
+      response.on("end", () =>
+        settle(resolve, {
+          status: response.statusCode,
+          statusText: response.statusMessage ?? "",
+          rawHeaders: response.rawHeaders,
+          body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
+        }),
+      );
+    });
+    request.end(body ?? undefined);
+  });
+}
+
+async function decoded(body, rawHeaders) {
+  let encoding = null;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i].toLowerCase() === "content-encoding") encoding = rawHeaders[i + 1].trim().toLowerCase();
+  }
+  if (!encoding || encoding === "identity" || body.length === 0) return body;
+  const decode = DECODERS[encoding];
+  if (!decode) throw new TypeError("fetch failed", { cause: new Error(`unsupported content-encoding ${encoding}`) });
+  return decode(body);
+}
+
+function responseHeaders(rawHeaders) {
+  const headers = new Headers();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i].toLowerCase();
+    // the body handed on is decoded, so its encoding and length no longer apply
+    if (name === "content-encoding" || name === "content-length") continue;
+    headers.append(rawHeaders[i], rawHeaders[i + 1]);
+  }
+  return headers;
+}
+
+export async function httpFetch(input, init = {}, fallback = builtinFetch) {
+  let url = typeof input === "string" ? URL.parse(input) : input instanceof URL ? input : null;
+  let body = bodyBytes(init.body);
+  if (url === null || !(url.protocol in MODULES) || body === undefined) return fallback(input, init);
+  const signal = init.signal ?? null;
+  if (signal?.aborted) throw signal.reason;
+  let method = (init.method ?? "GET").toUpperCase();
+  const headers = headerObject(init.headers);
+  for (let redirects = 0; ; redirects++) {
+    if (body !== null) headers["content-length"] = String(body.byteLength);
+    else dropHeader(headers, "content-length");
+    if (!hasHeader(headers, "accept")) headers.accept = "*/*";
+    const reply = await exchange(url, method, headers, body, signal);
+    const location = REDIRECT.has(reply.status) && init.redirect !== "manual" ? locationOf(reply.rawHeaders) : null;
+    if (location !== null) {
+      if (init.redirect === "error" || redirects >= MAX_REDIRECTS) {
+        throw new TypeError("fetch failed", { cause: new Error(`redirect ${reply.status} not followed`) });
+      }
+      if (reply.status === 303 || ((reply.status === 301 || reply.status === 302) && method === "POST")) {
+        method = "GET";
+        body = null;
+        dropHeader(headers, "content-type");
+      }
+      const next = new URL(location, url);
+      if (next.origin !== url.origin) dropHeader(headers, "authorization");
+      url = next;
+      continue;
+    }
+    const payload = NULL_BODY.has(reply.status) || method === "HEAD" ? null : await decoded(reply.body, reply.rawHeaders);
+    return new Response(payload, {
+      status: reply.status,
+      statusText: reply.statusText,
+      headers: responseHeaders(reply.rawHeaders),
+    });
+  }
+}
+
+function locationOf(rawHeaders) {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i].toLowerCase() === "location") return rawHeaders[i + 1];
+  }
+  return null;
+}
