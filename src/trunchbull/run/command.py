@@ -218,14 +218,15 @@ def _run(args) -> int:
     todo = [s for s in samples if (s.case_id, s.repeat) not in done]
     written: dict[tuple[str, int], bytes] = {}
     cache = None if args.no_cache else ResponseCache(default_cache_path())
-    # polars (for the summary) takes ~0.3 s to import: on another thread,
-    # while the workers start and the samples run (the main thread mostly waits)
-    threading.Thread(target=importlib.import_module, args=("polars",), daemon=True).start()
     try:
         hits = cache.lookup([s.key for s in todo]) if cache is not None and todo else {}
         to_run = [s for s in todo if s.key not in hits]
         with lifetime.scratch_dir("trunchbull-run-") as workdir:
             pool = _start_pool(release, options, workdir, len(to_run)) if to_run else None
+            # polars (for the summary) takes ~0.3 s of CPU to import: on another
+            # thread while the samples run (the main thread mostly waits), once
+            # the workers, which need the cores to start, are ready
+            threading.Thread(target=importlib.import_module, args=("polars",), daemon=True).start()
             try:
                 if previous is None:
                     run_dir.mkdir(parents=True, exist_ok=True)

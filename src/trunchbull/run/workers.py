@@ -58,6 +58,10 @@ MAX_CRASHES = 2
 MAX_WORKERS = 8
 START_TIMEOUT_S = 120  # a local model is loaded before its worker is ready
 SAMPLES_PER_WORKER = 4  # below this many in flight per worker, another worker is not worth its start-up
+# V8's young generation: 8 MB semi-spaces instead of 16 keep a worker ~15 MB
+# smaller at full speed (25,000 echo samples: the run's tree peaks ~30 MB
+# lower) for ~1.5% more time in scavenges.
+SEMI_SPACE_FLAG = "--max-semi-space-size=8"
 PREFETCH = 32  # samples waiting in a worker beyond its slots (none for a local model)
 
 
@@ -247,6 +251,7 @@ class WorkerPool:
             str(self.tc.node),
             *sandbox_flags([*self.read_paths, JS_DIR, self.tc.root], WORKER_MEMORY_MB),
             *self.node_flags,
+            SEMI_SPACE_FLAG,
             str(WORKER_SCRIPT),
             str(write_fd),
         ]
