@@ -94,7 +94,7 @@ async function outcome(promise) {
 }
 const out = {};
 const post = (body, headers = {}) => ({ method: "POST", headers: { "content-type": "application/json", ...headers }, body });
-out.post = await outcome(httpFetch(`${base}/echo`, post("{\"prompt\":\"héllo ✓\"}", { authorization: "Bearer k", "x-unset": undefined })));
+out.post = await outcome(httpFetch(`${base}/echo`, post("{\"prompt\":\"héllo ✓\"}", { authorization: "Bearer k", "x-unset": undefined, "Content-Length": "3" })));
 out.bytes = await outcome(httpFetch(new URL(`${base}/echo`), { method: "POST", body: new TextEncoder().encode("abc") }));
 out.gzip = await outcome(httpFetch(`${base}/gzip`, post("{}")));
 out.deflate = await outcome(httpFetch(`${base}/deflate`, post("{}")));

@@ -129,8 +129,8 @@ export async function httpFetch(input, init = {}, fallback = builtinFetch) {
   let method = (init.method ?? "GET").toUpperCase();
   const headers = headerObject(init.headers);
   for (let redirects = 0; ; redirects++) {
+    dropHeader(headers, "content-length"); // the length of what is sent, under one name
     if (body !== null) headers["content-length"] = String(body.byteLength);
-    else dropHeader(headers, "content-length");
     if (!hasHeader(headers, "accept")) headers.accept = "*/*";
     const reply = await exchange(url, method, headers, body, signal);
     const location = REDIRECT.has(reply.status) && init.redirect !== "manual" ? locationOf(reply.rawHeaders) : null;

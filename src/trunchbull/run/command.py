@@ -210,24 +210,37 @@ def _run(args) -> int:
             f"{(previous.get('release') or {}).get('digest')}; resume against the same release"
         )
     identity = options.spec.identity()
-    samples = plan(release, select_cases(release, options.filters), options.repeat, identity, options.settings)
-    log_path = run_dir / RESPONSES
-    recorded = read_records(log_path, drop_torn=True) if previous is not None else None
-    rerun = drop_error_records(log_path, recorded) if recorded is not None and args.rerun_errors else 0
-    done = recorded.records if recorded is not None else {}
-    todo = [s for s in samples if (s.case_id, s.repeat) not in done]
-    written: dict[tuple[str, int], bytes] = {}
-    cache = None if args.no_cache else ResponseCache(default_cache_path())
-    try:
-        hits = cache.lookup([s.key for s in todo]) if cache is not None and todo else {}
-        to_run = [s for s in todo if s.key not in hits]
-        with lifetime.scratch_dir("trunchbull-run-") as workdir:
-            pool = _start_pool(release, options, workdir, len(to_run)) if to_run else None
-            # polars (for the summary) takes ~0.3 s of CPU to import: on another
-            # thread while the samples run (the main thread mostly waits), once
-            # the workers, which need the cores to start, are ready
-            threading.Thread(target=importlib.import_module, args=("polars",), daemon=True).start()
+    meta: dict = {}
+    with lifetime.scratch_dir("trunchbull-run-") as workdir:
+        # The workers take ~0.4 s to start (Node, the AI SDK, the tool
+        # modules). A hosted model's start before the cases are parsed and the
+        # samples planned, which on a big release takes about as long; a local
+        # model's wait for the plan, since how many there are depends on how
+        # many samples are left to run.
+        pool = None if options.spec.local else _spawn_pool(release, options, workdir, None)
+        try:
+            samples = plan(release, select_cases(release, options.filters), options.repeat, identity, options.settings)
+            log_path = run_dir / RESPONSES
+            recorded = read_records(log_path, drop_torn=True) if previous is not None else None
+            rerun = drop_error_records(log_path, recorded) if recorded is not None and args.rerun_errors else 0
+            done = recorded.records if recorded is not None else {}
+            todo = [s for s in samples if (s.case_id, s.repeat) not in done]
+            written: dict[tuple[str, int], bytes] = {}
+            cache = None if args.no_cache else ResponseCache(default_cache_path())
             try:
+                hits = cache.lookup([s.key for s in todo]) if cache is not None and todo else {}
+                to_run = [s for s in todo if s.key not in hits]
+                if not to_run and pool is not None:  # every sample is recorded or cached
+                    pool.kill_all()
+                    pool = None
+                elif to_run and pool is None:
+                    pool = _spawn_pool(release, options, workdir, len(to_run))
+                if pool is not None:
+                    _wait_ready(pool, options.spec)
+                # polars (for the summary) takes ~0.3 s of CPU to import: on
+                # another thread while the samples run (the main thread mostly
+                # waits), once the workers, which need the cores to start, are ready
+                threading.Thread(target=importlib.import_module, args=("polars",), daemon=True).start()
                 if previous is None:
                     run_dir.mkdir(parents=True, exist_ok=True)
                     meta = _run_json(release, release_path, options, len(samples))
@@ -241,13 +254,18 @@ def _run(args) -> int:
                     run_dir, samples, todo, hits, to_run, pool, cache, options, done, rerun, written, quiet=args.json
                 )
             finally:
-                if pool is not None:
-                    pool.close()
-                    if pool.warnings:
-                        meta["warnings"] = list(dict.fromkeys([*(meta.get("warnings") or []), *pool.warnings]))
-    finally:
-        if cache is not None:
-            cache.close()
+                if cache is not None:
+                    cache.close()
+        except BaseException:
+            if pool is not None:
+                pool.kill_all()
+                pool = None
+            raise
+        finally:
+            if pool is not None:
+                pool.close()
+                if pool.warnings:
+                    meta["warnings"] = list(dict.fromkeys([*(meta.get("warnings") or []), *pool.warnings]))
     if interrupted:
         return EXIT_INTERRUPTED
     return _grade_and_report(run_dir, release, samples, _records_after_run(run_dir, done, written), options, meta, args)
@@ -287,7 +305,9 @@ def _describe_model(pool: WorkerPool, identity: dict) -> dict | None:
     return out
 
 
-def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samples: int) -> WorkerPool:
+def _spawn_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samples: int | None) -> WorkerPool:
+    """The run's workers, started (not yet ready). `samples`: how many are
+    left to run (a local model's plan needs it; None for a hosted model)."""
     layout = runtime_layout(release, workdir)
     tools = {}
     for tool in release.manifest.get("tools") or []:
@@ -307,6 +327,7 @@ def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samp
     node_flags: tuple[str, ...] = ()
     if spec.local:  # installed on first use; one model instance per worker, one sample at a time on each
         runtime = local_runtime(tc)
+        assert samples is not None
         size, threads = local_model_plan(settings.concurrency, samples)
         model.update(runtime=str(runtime.root), threads=thread_count(threads), contextSize=context_size())
         read_paths += runtime.read_paths()
@@ -334,15 +355,17 @@ def _start_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samp
         per_worker=per_worker,
         on_warning=lambda text: print(f"trunchbull: warning: {text}", file=sys.stderr),
     )
+    pool.spawn()
+    return pool
+
+
+def _wait_ready(pool: WorkerPool, spec: ModelSpec) -> None:
+    """Until every worker has made the model (the pool is killed if one cannot)."""
     try:
-        pool.start()
+        pool.wait_ready()
     except WorkerSetupError as err:
         pool.kill_all()
         raise UsageError(f"--model {spec.text}: the model cannot be made: {err}") from None
-    except BaseException:
-        pool.kill_all()
-        raise
-    return pool
 
 
 def _record(

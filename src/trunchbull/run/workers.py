@@ -278,10 +278,15 @@ class WorkerPool:
         worker.outbox += orjson.dumps({**self._config, "slots": slots}) + b"\n"
         return worker
 
-    def start(self) -> None:
-        """Start every worker and wait until each has made the model (a
-        WorkerSetupError when one cannot: nothing has been called)."""
+    def spawn(self) -> None:
+        """Start every worker (they make the model while the caller goes on)."""
         self.workers = [self._spawn(index) for index in range(self.size)]
+        for worker in self.workers:
+            self._write(worker)  # the configuration, so that they need not wait for wait_ready
+
+    def wait_ready(self) -> None:
+        """Wait until every worker has made the model (a WorkerSetupError
+        when one cannot: nothing has been called)."""
         deadline = time.monotonic() + START_TIMEOUT_S
         while not all(w.ready for w in self.workers):
             self._pump(min(1.0, max(0.0, deadline - time.monotonic())), on_record=None)
