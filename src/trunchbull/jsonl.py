@@ -144,10 +144,13 @@ def read_lines(data: bytes) -> Iterator[tuple[int, object, LineProblem | None]]:
                         LineProblem(number, None, f"the value is nested {depth} levels deep; the limit is {MAX_DEPTH}"),
                     )
                     continue
-            # orjson writes every member's colon and every colon of its strings as ':' (never escaped), so
-            # the line has as many as its re-encoding unless a member was dropped (a duplicate key) or a
-            # colon was written \u003a; either way the standard library decides.
-            if raw.count(b":") != dumps(value).count(b":") or b"\\u003" in raw:
+            # A line that is its own re-encoding (compact JSON, as JSON.stringify and orjson write it)
+            # dropped no member. Otherwise: orjson writes every member's colon and every colon of its
+            # strings as ':' (never escaped), so the line has as many as its re-encoding unless a member
+            # was dropped (a duplicate key) or a colon was written \u003a; either way the standard
+            # library decides.
+            again = dumps(value)
+            if again != raw and (raw.count(b":") != again.count(b":") or b"\\u003" in raw):
                 key = _duplicate_key(raw)
                 if key is not None:
                     yield number, None, LineProblem(number, None, f"the key {key!r} appears twice in one object")
