@@ -51,9 +51,7 @@ def test_concurrency_is_a_bound_and_an_idle_worker_is_given_the_waiting_samples(
     build = cli("build", tmp_path / "bench", "-o", tmp_path / "rel")
     assert build.code == 0, build.stderr
     out = tmp_path / "run"
-    run = cli(
-        "run", tmp_path / "rel", "--model", "openai-compatible:m", "--base-url", server.url, "-j", "8", "-o", out
-    )
+    run = cli("run", tmp_path / "rel", "--model", "openai-compatible:m", "--base-url", server.url, "-j", "8", "-o", out)
     assert run.code == 0, run.stderr
 
     records = read_jsonl(out / "responses.jsonl")

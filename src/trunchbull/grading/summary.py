@@ -50,11 +50,11 @@ def summarize(
     latencies = latencies if latencies is not None else [None] * n
 
     def tokens(key: str) -> list[int | None]:
-        out = []
-        for usage in usages:
-            value = usage.get(key) if type(usage) is dict else None
-            out.append(value if type(value) is int else None)
-        return out
+        if not any(usages):
+            return [None] * n
+        return [
+            value if type(value := usage.get(key) if type(usage) is dict else None) is int else None for usage in usages
+        ]
 
     frame = pl.DataFrame(
         {
