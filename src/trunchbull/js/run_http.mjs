@@ -98,11 +98,16 @@ function exchange(url, method, headers, body, signal) {
   });
 }
 
-async function decoded(body, rawHeaders) {
-  let encoding = null;
+// The value of a response header (node:http's [name, value, ...] list); null when absent.
+function rawHeader(rawHeaders, name) {
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i].toLowerCase() === "content-encoding") encoding = rawHeaders[i + 1].trim().toLowerCase();
+    if (rawHeaders[i].toLowerCase() === name) return rawHeaders[i + 1];
   }
+  return null;
+}
+
+async function decoded(body, rawHeaders) {
+  const encoding = rawHeader(rawHeaders, "content-encoding")?.trim().toLowerCase();
   if (!encoding || encoding === "identity" || body.length === 0) return body;
   const decode = DECODERS[encoding];
   if (!decode) throw new TypeError("fetch failed", { cause: new Error(`unsupported content-encoding ${encoding}`) });
@@ -133,7 +138,7 @@ export async function httpFetch(input, init = {}, fallback = builtinFetch) {
     if (body !== null) headers["content-length"] = String(body.byteLength);
     if (!hasHeader(headers, "accept")) headers.accept = "*/*";
     const reply = await exchange(url, method, headers, body, signal);
-    const location = REDIRECT.has(reply.status) && init.redirect !== "manual" ? locationOf(reply.rawHeaders) : null;
+    const location = REDIRECT.has(reply.status) && init.redirect !== "manual" ? rawHeader(reply.rawHeaders, "location") : null;
     if (location !== null) {
       if (init.redirect === "error" || redirects >= MAX_REDIRECTS) {
         throw new TypeError("fetch failed", { cause: new Error(`redirect ${reply.status} not followed`) });
@@ -155,11 +160,4 @@ export async function httpFetch(input, init = {}, fallback = builtinFetch) {
       headers: responseHeaders(reply.rawHeaders),
     });
   }
-}
-
-function locationOf(rawHeaders) {
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i].toLowerCase() === "location") return rawHeaders[i + 1];
-  }
-  return null;
 }

@@ -117,16 +117,21 @@ class _Worker:
     def room(self) -> int:
         return self.slots + self.prefetch - len(self.inflight) if self.ready else 0
 
+    def _running_count(self) -> int:
+        return len(self.inflight) - len(self.waiting)
+
     def free_slots(self) -> int:
-        return self.slots - (len(self.inflight) - len(self.waiting)) if self.ready else 0
+        return self.slots - self._running_count() if self.ready else 0
 
     def preference(self) -> tuple[int, int]:
         """Where the next sample goes: free slots first, then room to wait."""
         return self.free_slots(), self.room()
 
     def assign(self, item: _InFlight, now: float) -> None:
-        item.sent = now if len(self.inflight) - len(self.waiting) < self.slots else math.inf
-        if item.sent == math.inf:
+        if self._running_count() < self.slots:
+            item.sent = now
+        else:  # it waits in the worker: not started, so no deadline yet
+            item.sent = math.inf
             self.waiting.append(item.sample.k)
         self.inflight[item.sample.k] = item
         self.outbox += item.sample.request()
