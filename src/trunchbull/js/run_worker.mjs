@@ -8,7 +8,7 @@
 // prints cannot corrupt it.
 //
 // stdin, one JSON line each: first the run's configuration
-//   { model: { provider, model, baseUrl, apiKeyEnv, path }, settings, maxSteps,
+//   { sdk: the AI SDK bundle's path, model: { provider, model, baseUrl, apiKeyEnv, path }, settings, maxSteps,
 //     timeoutMs, toolTimeoutMs, retries, slots, tools: { name: { module, description, inputSchema } } }
 // then one line per sample: { k, caseId, repeat, system, prompt, tools: [names] },
 // or { giveBack: [k, ...] } (below).
@@ -38,7 +38,6 @@ const PROTOCOL_FD = Number(process.argv[2]);
 const stringify = JSON.stringify; // captured before any user code runs
 const parse = JSON.parse;
 const toolchainRequire = createRequire(`${process.env.TRUNCHBULL_TOOLCHAIN}/package.json`);
-const load = (name) => import(pathToFileURL(toolchainRequire.resolve(name)).href);
 
 // Ctrl-C reaches the whole process group: the parent stops the run and its
 // workers in order, keeping every record.
@@ -191,14 +190,14 @@ let ai;
 let model;
 let toolBox;
 try {
-  ai = await load("ai");
+  ai = await import(pathToFileURL(config.sdk).href); // the AI SDK and the provider, one bundle
   const spec = { ...config.model };
   if (spec.apiKeyEnv) {
     spec.apiKey = process.env[spec.apiKeyEnv];
     secret = spec.apiKey || null;
     delete process.env[spec.apiKeyEnv]; // tools run in this process: they never see the key
   }
-  model = await createModel(spec, load, retryingFetch(config.retries, inProgress, httpFetch));
+  model = await createModel(spec, ai, retryingFetch(config.retries, inProgress, httpFetch));
   toolBox = new ToolBox(config.tools, {
     ai, aiFallback: toolchainRequire.resolve("ai"), toolTimeoutMs: config.toolTimeoutMs,
     onStart: (k, n) => send(`s\t${k}\t${n}`), onEnd: (k, n) => send(`e\t${k}\t${n}`),

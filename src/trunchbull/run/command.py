@@ -50,6 +50,7 @@ from trunchbull.run.records import (
     write_json,
 )
 from trunchbull.run.samples import Sample, plan, select_cases
+from trunchbull.run.sdk_bundle import sdk_bundle
 from trunchbull.run.settings import DEFAULTS, SCHEDULING_ONLY, Filters, RunSettings, check_repeat
 from trunchbull.run.target import resolve_target
 from trunchbull.run.workers import WorkerPool, WorkerSetupError, local_model_plan, worker_count
@@ -322,7 +323,8 @@ def _spawn_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samp
     spec = options.spec
     tc = toolchain()
     model = spec.for_worker()
-    read_paths = [*layout.read_paths, *spec.read_paths()]
+    sdk = sdk_bundle(tc, spec.provider)
+    read_paths = [*layout.read_paths, *spec.read_paths(), sdk]
     size, per_worker = worker_count(settings.concurrency), None
     node_flags: tuple[str, ...] = ()
     if spec.local:  # installed on first use; one model instance per worker, one sample at a time on each
@@ -333,6 +335,7 @@ def _spawn_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samp
         read_paths += runtime.read_paths()
         node_flags, per_worker = runtime.node_flags, 1
     config = {
+        "sdk": str(sdk),
         "model": model,
         "settings": settings.call_settings(),
         "maxSteps": settings.maxSteps,

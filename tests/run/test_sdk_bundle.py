@@ -1,0 +1,46 @@
+"""The AI SDK bundle of the run workers (trunchbull/run/sdk_bundle.py): built
+by the toolchain's esbuild once per provider, exporting what the worker
+calls, imported by the pinned Node."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from trunchbull.run.model_spec import PROVIDERS
+from trunchbull.run.sdk_bundle import AI_EXPORTS, PROVIDER_PACKAGES, sdk_bundle
+from trunchbull.toolchain import toolchain
+
+
+def exports_of(bundle) -> dict[str, str]:
+    script = (
+        f"const m = await import({json.dumps(bundle.as_uri())});"
+        "console.log(JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, v]) => [k, typeof v]))));"
+    )
+    out = subprocess.run(
+        [str(toolchain().node), "--input-type=module", "-e", script], capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("provider", sorted(PROVIDERS))
+def test_each_provider_gets_the_ai_sdk_calls_and_its_factory(provider, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRUNCHBULL_CACHE_DIR", str(tmp_path))
+    bundle = sdk_bundle(toolchain(), provider)
+    assert bundle.parent == tmp_path / "sdk"
+    expected = {*AI_EXPORTS, *([PROVIDER_PACKAGES[provider][1]] if provider in PROVIDER_PACKAGES else [])}
+    assert exports_of(bundle) == {name: "function" for name in expected}
+    assert sorted(p.name for p in bundle.parent.iterdir()) == [bundle.name]  # no entry or staging file left
+
+
+def test_built_once_then_reused_and_one_per_provider(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRUNCHBULL_CACHE_DIR", str(tmp_path))
+    first = sdk_bundle(toolchain(), "openai")
+    built = first.stat().st_mtime_ns
+    assert sdk_bundle(toolchain(), "openai") == first
+    assert first.stat().st_mtime_ns == built
+    assert sdk_bundle(toolchain(), "anthropic") != first
+    # the built-in models share the bundle of `ai` alone
+    assert sdk_bundle(toolchain(), "echo") == sdk_bundle(toolchain(), "replay")
