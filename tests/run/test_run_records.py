@@ -304,3 +304,35 @@ def group_alive(pgid: int) -> bool:
         if int(fields[2]) == pgid and fields[0] != "Z":
             return True
     return False
+
+
+def comparable(rows: list[dict]) -> list[dict]:
+    return [{k: v for k, v in row.items() if k not in ("repeat", "durationMs")} for row in rows]
+
+
+def test_a_remote_model_is_graded_as_it_runs_exactly_as_grade_grades_its_responses(built, server, cli, tmp_path):
+    """A model called over the network is graded round by round while the run
+    goes on (64 records at a time); echo is graded at the end. Both give the
+    rows `trunchbull grade` gives for the same responses, in release order,
+    built-in and custom evaluators alike."""
+    release = built("mixed")
+    remote, echo = tmp_path / "remote", tmp_path / "echo"
+    assert cli(*args_for(release, server, remote, "-j", "8", "--no-cache")).code == 0
+    assert cli("run", release, "--model", "echo", "-o", echo, "--no-cache").code == 0
+    assert len(server.requests) == 160
+    for run_dir in (remote, echo):
+        results = read_jsonl(run_dir / "results.jsonl")
+        graded = tmp_path / f"{run_dir.name}.graded.jsonl"
+        assert cli("grade", release, run_dir / "responses.jsonl", "-o", graded).code == 0
+        assert comparable(results) == comparable(read_jsonl(graded))
+        assert [r["caseId"] for r in results] == [f"b{i:03d}" for i in range(120)] + [f"j{i:02d}" for i in range(40)]
+        outcomes = Counter((r["evaluator"], r["outcome"]) for r in results)
+        assert outcomes == {
+            ("contains", "pass"): 40,
+            ("non_empty", "pass"): 40,
+            ("exact", "fail"): 40,
+            ("custom", "pass"): 14,
+            ("custom", "fail"): 26,
+        }
+        summary = orjson.loads((run_dir / "summary.json").read_bytes())["overall"]
+        assert (summary["samples"], summary["passed"], summary["errors"]) == (160, 94, 0)

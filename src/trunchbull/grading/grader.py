@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import time
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 import orjson
 
@@ -71,27 +71,51 @@ _NO_CALLS: list[dict] = []
 
 def grade(release: LoadedRelease, samples: list[Sample], missing_message: str) -> Graded:
     """`missing_message`: the result message of a sample without a response."""
-    started = time.perf_counter()
-    digest = release.digest
-    schemas = ToolSchemas(release.manifest.get("tools") or [])
-    results: list[dict] = []
-    append = results.append
-    custom: list[tuple[int, str, dict]] = []  # (result index, module name, input)
-    missing: list[str] = []
-    # graders are prepared once per distinct spec and shared (an eval-level spec
-    # is inherited by all its cases): keyed by the spec's JSON (and the case's
-    # tools for tool_call_syntax), as str: holding orjson's own output buffers
-    # as keys costs microseconds each when every case has its own spec
-    graders: dict[Any, Any] = {}
-    dumps = orjson.dumps
-    clock = time.perf_counter_ns
-    tool_cases = 0
-    for case, response, repeat, error in samples:
-        spec = case["evaluate"]
-        kind = spec.get("kind")
-        if error is not None:
-            append(
-                _row(
+    grader = Grader(release, missing_message)
+    grader.add(enumerate(samples))
+    return grader.finish()
+
+
+class Grader:
+    """Grades samples as they come, in batches in any order, each under its
+    index (0 … n-1 in the order the results are wanted); `finish` grades
+    those with custom evaluators (in one Node pool) and returns every row in
+    index order. `trunchbull run` grades each round of records while the
+    model is being called; `grade` adds everything at once."""
+
+    def __init__(self, release: LoadedRelease, missing_message: str):
+        self.release = release
+        self.missing_message = missing_message
+        self.rows: dict[int, dict] = {}
+        self._schemas = ToolSchemas(release.manifest.get("tools") or [])
+        # graders are prepared once per distinct spec and shared (an eval-level
+        # spec is inherited by all its cases): keyed by the spec's JSON (and
+        # the case's tools for tool_call_syntax), as str: holding orjson's own
+        # output buffers as keys costs microseconds each when every case has
+        # its own spec
+        self._graders: dict[Any, Any] = {}
+        self._custom: list[tuple[int, str, dict]] = []  # (index, module name, input)
+        self._missing: list[tuple[int, str]] = []  # (index, case ID) of samples without a response
+        self._tool_cases = 0
+        self._seconds = 0.0
+
+    def add(self, samples: Iterable[tuple[int, Sample]]) -> None:
+        started = time.perf_counter()
+        digest = self.release.digest
+        missing_message = self.missing_message
+        schemas = self._schemas
+        rows = self.rows
+        custom = self._custom
+        missing = self._missing
+        graders = self._graders
+        dumps = orjson.dumps
+        clock = time.perf_counter_ns
+        tool_cases = self._tool_cases
+        for index, (case, response, repeat, error) in samples:
+            spec = case["evaluate"]
+            kind = spec.get("kind")
+            if error is not None:
+                rows[index] = _row(
                     case,
                     repeat,
                     "error",
@@ -102,51 +126,49 @@ def grade(release: LoadedRelease, samples: list[Sample], missing_message: str) -
                     0.0,
                     digest,
                 )
-            )
-            continue
-        if response is None:
-            missing.append(case["id"])
-            append(_row(case, repeat, "error", None, missing_message, None, kind, 0.0, digest))
-            continue
-        if kind == "custom":
-            custom.append(
-                (
-                    len(results),
-                    spec["module"],
-                    {
-                        "output": response.output,
-                        "caseData": case.get("data"),
-                        "toolCalls": response.tool_calls,
-                        "normalizedToolCalls": normalize_tool_calls(response.tool_calls),
-                        "finishReason": response.finish_reason,
-                        "usage": response.usage,
-                    },
+                continue
+            if response is None:
+                missing.append((index, case["id"]))
+                rows[index] = _row(case, repeat, "error", None, missing_message, None, kind, 0.0, digest)
+                continue
+            if kind == "custom":
+                custom.append(
+                    (
+                        index,
+                        spec["module"],
+                        {
+                            "output": response.output,
+                            "caseData": case.get("data"),
+                            "toolCalls": response.tool_calls,
+                            "normalizedToolCalls": normalize_tool_calls(response.tool_calls),
+                            "finishReason": response.finish_reason,
+                            "usage": response.usage,
+                        },
+                    )
                 )
-            )
-            append(_row(case, repeat, "error", None, None, None, kind, 0.0, digest))
-            continue
-        t0 = clock()
-        key: str | tuple[str, tuple]
-        calls: list[dict]
-        if kind == "tool_call_syntax":
-            key = (dumps(spec).decode(), tuple(case.get("tools") or ()))
-            calls = normalize_tool_calls(response.tool_calls)
-            tool_cases += 1
-            if not tool_cases % 1000 and not gc.isenabled():
-                # jsonschema's validation errors form reference cycles (~40
-                # objects per failing call); the commands pause the cyclic
-                # collector, so collect the young ones here
-                gc.collect(0)
-        else:
-            key = dumps(spec).decode()
-            calls = _NO_CALLS
-        grader = graders.get(key)
-        if grader is None:
-            try:
-                grader = prepare(spec, case.get("tools") or [], schemas)
-            except ValueError as err:
-                append(
-                    _row(
+                rows[index] = _row(case, repeat, "error", None, None, None, kind, 0.0, digest)
+                continue
+            t0 = clock()
+            key: str | tuple[str, tuple]
+            calls: list[dict]
+            if kind == "tool_call_syntax":
+                key = (dumps(spec).decode(), tuple(case.get("tools") or ()))
+                calls = normalize_tool_calls(response.tool_calls)
+                tool_cases += 1
+                if not tool_cases % 1000 and not gc.isenabled():
+                    # jsonschema's validation errors form reference cycles (~40
+                    # objects per failing call); the commands pause the cyclic
+                    # collector, so collect the young ones here
+                    gc.collect(0)
+            else:
+                key = dumps(spec).decode()
+                calls = _NO_CALLS
+            grader = graders.get(key)
+            if grader is None:
+                try:
+                    grader = prepare(spec, case.get("tools") or [], schemas)
+                except ValueError as err:
+                    rows[index] = _row(
                         case,
                         repeat,
                         "error",
@@ -157,23 +179,32 @@ def grade(release: LoadedRelease, samples: list[Sample], missing_message: str) -
                         0.0,
                         digest,
                     )
+                    continue
+                graders[key] = grader
+            try:
+                outcome, score, message, details = grader(response.output, calls)
+            except Exception as err:  # noqa: BLE001 - an evaluator bug must not stop the other cases
+                outcome, score, message, details = (
+                    "error",
+                    None,
+                    f"the {kind} evaluator failed: {type(err).__name__}: {err}",
+                    None,
                 )
-                continue
-            graders[key] = grader
-        try:
-            outcome, score, message, details = grader(response.output, calls)
-        except Exception as err:  # noqa: BLE001 - an evaluator bug must not stop the other cases
-            outcome, score, message, details = (
-                "error",
-                None,
-                f"the {kind} evaluator failed: {type(err).__name__}: {err}",
-                None,
+            # ms, rounded to 0.1 µs (round() is slow)
+            rows[index] = _row(
+                case, repeat, outcome, score, message, details, kind, (clock() - t0 + 50) // 100 / 10_000, digest
             )
-        # ms, rounded to 0.1 µs (round() is slow)
-        append(_row(case, repeat, outcome, score, message, details, kind, (clock() - t0 + 50) // 100 / 10_000, digest))
-    if custom:
-        _grade_custom(release, custom, results)
-    return Graded(release, results, missing, time.perf_counter() - started)
+        self._tool_cases = tool_cases
+        self._seconds += time.perf_counter() - started
+
+    def finish(self) -> Graded:
+        started = time.perf_counter()
+        rows = self.rows
+        results = [rows[index] for index in range(len(rows))]  # KeyError: an index was never added
+        if self._custom:
+            _grade_custom(self.release, self._custom, results)
+        missing = [case_id for _index, case_id in sorted(self._missing)]
+        return Graded(self.release, results, missing, self._seconds + time.perf_counter() - started)
 
 
 def _grade_custom(release: LoadedRelease, custom: list[tuple[int, str, dict]], results: list[dict]) -> None:

@@ -30,6 +30,7 @@ class Provider:
     file_example: str = ""
     file_magic: bytes = b""  # how that file starts
     local: bool = False  # the model runs in the run's workers (a native runtime, one generation per worker)
+    remote: bool = False  # the model is called over the network: the run mostly waits on it
 
 
 PROVIDERS = {
@@ -52,10 +53,10 @@ PROVIDERS = {
             file_magic=b"GGUF",
             local=True,
         ),
-        Provider("openai", takes_model=True, key_env="OPENAI_API_KEY", needs_key=True),
-        Provider("anthropic", takes_model=True, key_env="ANTHROPIC_API_KEY", needs_key=True),
-        Provider("google", takes_model=True, key_env="GOOGLE_GENERATIVE_AI_API_KEY", needs_key=True),
-        Provider("openai-compatible", takes_model=True, needs_base_url=True),
+        Provider("openai", takes_model=True, key_env="OPENAI_API_KEY", needs_key=True, remote=True),
+        Provider("anthropic", takes_model=True, key_env="ANTHROPIC_API_KEY", needs_key=True, remote=True),
+        Provider("google", takes_model=True, key_env="GOOGLE_GENERATIVE_AI_API_KEY", needs_key=True, remote=True),
+        Provider("openai-compatible", takes_model=True, needs_base_url=True, remote=True),
     )
 }
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -75,6 +76,11 @@ class ModelSpec:
     def local(self) -> bool:
         """The model runs in the run's workers (see run/local_runtime.py)."""
         return PROVIDERS[self.provider].local
+
+    @property
+    def remote(self) -> bool:
+        """The model is called over the network (the run's cores mostly wait on it)."""
+        return PROVIDERS[self.provider].remote
 
     @property
     def secret(self) -> str | None:
