@@ -2,7 +2,8 @@
 start to finish. Everything that can be wrong with the command line is found
 before anything is called or written (exit 2); then the run directory is made,
 cached samples are recorded, the rest go to the Node workers and are recorded
-as they finish, and at the end every sample is graded from the log.
+as they finish, and every sample is graded from the bytes the log got (as
+they come for a model called over the network, else at the end).
 
 Exit codes: 0 every sample graded and none in error, 1 a `--fail-under` not
 met or any sample in error, 2 usage errors (130 when interrupted: what was
