@@ -54,3 +54,13 @@ def test_requests_never_carry_case_data(built):
         request = orjson.loads(sample.request())
         assert set(request) == {"k", "caseId", "repeat", "system", "prompt", "tools"}
         assert b"DATA-SECRET" not in sample.request()
+
+
+def test_a_run_without_the_cache_plans_the_same_samples_without_keys(built):
+    release = load_release(built("agent"))
+    cases = select_cases(release, Filters())
+    keyed = plan(release, cases, 3, MODEL, RunSettings())
+    unkeyed = plan(release, cases, 3, MODEL, RunSettings(), keyed=False)
+    assert [(s.k, s.case_id, s.repeat) for s in unkeyed] == [(s.k, s.case_id, s.repeat) for s in keyed]
+    assert [s.request() for s in unkeyed] == [s.request() for s in keyed]
+    assert all(s.key is None for s in unkeyed) and all(s.key for s in keyed)

@@ -28,15 +28,14 @@ from trunchbull import __version__, lifetime
 from trunchbull.diagnostics import UsageError
 from trunchbull.gc_pause import gc_paused
 from trunchbull.grading.command import check_fail_under, fail_under_verdict
-from trunchbull.grading.grader import Graded, Grader
-from trunchbull.grading.grader import Sample as GradedSample
-from trunchbull.grading.responses import Response
+from trunchbull.grading.grader import Graded
 from trunchbull.grading.results import write_results
 from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
 from trunchbull.loaded_release import LoadedRelease, load_release, runtime_layout
 from trunchbull.run.cache import ResponseCache, as_cached, default_cache_path
 from trunchbull.run.local_runtime import context_size, local_runtime, thread_count
+from trunchbull.run.grading import RunGrading
 from trunchbull.run.model_spec import ModelSpec, parse_model_spec
 from trunchbull.run.progress import RunProgress
 from trunchbull.run.records import (
@@ -221,16 +220,17 @@ def _run(args) -> int:
         # many samples are left to run.
         pool = None if options.spec.local else _spawn_pool(release, options, workdir, None)
         try:
-            samples = plan(release, select_cases(release, options.filters), options.repeat, identity, options.settings)
+            cases = select_cases(release, options.filters)
+            samples = plan(release, cases, options.repeat, identity, options.settings, keyed=not args.no_cache)
             log_path = run_dir / RESPONSES
             recorded = read_records(log_path, drop_torn=True) if previous is not None else None
             rerun = drop_error_records(log_path, recorded) if recorded is not None and args.rerun_errors else 0
             done = recorded.records if recorded is not None else {}
             todo = [s for s in samples if (s.case_id, s.repeat) not in done]
-            grading = _RunGrading(release, run_dir, done, as_recorded=options.spec.remote)
+            grading = RunGrading(release, run_dir, done, as_recorded=options.spec.remote)
             cache = None if args.no_cache else ResponseCache(default_cache_path())
             try:
-                hits = cache.lookup([s.key for s in todo]) if cache is not None and todo else {}
+                hits = cache.lookup([s.key for s in todo if s.key is not None]) if cache is not None and todo else {}
                 to_run = [s for s in todo if s.key not in hits]
                 if not to_run and pool is not None:  # every sample is recorded or cached
                     pool.kill_all()
@@ -383,7 +383,7 @@ def _record(
     options: RunOptions,
     done: dict,
     rerun: int,
-    grading: _RunGrading,
+    grading: RunGrading,
     quiet: bool,
 ) -> bool:
     """Record cached samples, then run the rest (each record appended to the
@@ -400,7 +400,7 @@ def _record(
             record = record.replace(secret_bytes, b"[redacted]")
         log.append(record + b"\n")
         grading.add(sample, record)
-        if kind is None and cache is not None:
+        if kind is None and cache is not None and sample.key is not None:
             cache.put(sample.key, record)
             now = time.monotonic()
             if now - flushed[0] >= CACHE_FLUSH_S:
@@ -414,7 +414,7 @@ def _record(
 
     try:
         for sample in todo:
-            stored = hits.get(sample.key)
+            stored = hits.get(sample.key) if sample.key is not None else None
             if stored is not None:
                 record = as_cached(stored, sample.case_id, sample.repeat)
                 log.append(record + b"\n")
@@ -439,84 +439,6 @@ def _record(
     if rerun:
         print(f"re-ran {rerun:,} sample(s) that had ended in error", file=sys.stderr)
     return False
-
-
-def _graded_sample(sample: Sample, row: dict | None) -> GradedSample:
-    """What the grader is given for a sample and its record (None: no record)."""
-    if row is None:
-        return GradedSample(sample.case, None, sample.repeat)
-    output = row.get("output")
-    response = Response(
-        0,
-        output if type(output) is str else "",
-        row.get("toolCalls") or [],
-        row.get("finishReason"),
-        row.get("usage"),
-    )
-    return GradedSample(sample.case, response, sample.repeat, row.get("error") or None)
-
-
-class _RunGrading:
-    """The run's records and their grading, from the very bytes the log got
-    rather than read back (on a 25,000-sample run, ~0.2 s less between the
-    last sample and the summary). With a model called over the network
-    (`as_recorded`), each round of records is parsed and graded as it
-    arrives, while the run waits on the model: ~0.35 s less again. Otherwise
-    (echo, replay, a local model: the cores are busy with the samples)
-    everything is graded at the end. Records a resumed run read from the log
-    are graded at the end too."""
-
-    BATCH = 64  # records graded together while the run goes on
-
-    def __init__(self, release: LoadedRelease, run_dir: Path, done: dict, as_recorded: bool):
-        self.release = release
-        self.log_path = run_dir / RESPONSES
-        self.grader = Grader(release, f"no record of this sample in {RESPONSES}")
-        self.as_recorded = as_recorded
-        self.records: dict[tuple[str, int], dict] = dict(done)
-        self.written: dict[tuple[str, int], bytes] = {}  # not parsed yet
-        self.pending: list[tuple[int, GradedSample]] = []
-        self.unreadable = False  # a record that does not parse: the log's own reader says what is wrong
-
-    def add(self, sample: Sample, record: bytes) -> None:
-        key = (sample.case_id, sample.repeat)
-        if not self.as_recorded:
-            self.written[key] = record
-            return
-        try:
-            row = orjson.loads(record)
-        except orjson.JSONDecodeError:
-            self.unreadable = True
-            return
-        self.records[key] = row
-        self.pending.append((sample.k, _graded_sample(sample, row)))
-
-    def grade_some(self) -> None:
-        if len(self.pending) >= self.BATCH:
-            self.grader.add(self.pending)
-            self.pending = []
-
-    def finish(self, samples: list[Sample]) -> tuple[Graded, dict]:
-        """Every sample graded (those without a record too), and the records."""
-        records, grader = self.records, self.grader
-        loads = orjson.loads
-        try:
-            for key, record in self.written.items():
-                records[key] = loads(record)
-        except orjson.JSONDecodeError:
-            self.unreadable = True
-        if self.unreadable:
-            records = read_records(self.log_path).records  # raises, saying what is wrong with the log
-            grader = Grader(self.release, grader.missing_message)
-        else:
-            grader.add(self.pending)
-        graded = grader.rows
-        grader.add(
-            (sample.k, _graded_sample(sample, records.get((sample.case_id, sample.repeat))))
-            for sample in samples
-            if sample.k not in graded
-        )
-        return grader.finish(), records
 
 
 def _grade_and_report(
