@@ -27,8 +27,9 @@ def exports_of(bundle) -> dict[str, str]:
 
 @pytest.mark.parametrize("provider", sorted(PROVIDERS))
 def test_each_provider_gets_the_ai_sdk_calls_and_its_factory(provider, tmp_path, monkeypatch):
+    tc = toolchain()  # the installed one, before the cache moves
     monkeypatch.setenv("TRUNCHBULL_CACHE_DIR", str(tmp_path))
-    bundle = sdk_bundle(toolchain(), provider)
+    bundle = sdk_bundle(tc, provider)
     assert bundle.parent == tmp_path / "sdk"
     expected = {*AI_EXPORTS, *([PROVIDER_PACKAGES[provider][1]] if provider in PROVIDER_PACKAGES else [])}
     assert exports_of(bundle) == {name: "function" for name in expected}
@@ -36,11 +37,12 @@ def test_each_provider_gets_the_ai_sdk_calls_and_its_factory(provider, tmp_path,
 
 
 def test_built_once_then_reused_and_one_per_provider(tmp_path, monkeypatch):
+    tc = toolchain()
     monkeypatch.setenv("TRUNCHBULL_CACHE_DIR", str(tmp_path))
-    first = sdk_bundle(toolchain(), "openai")
+    first = sdk_bundle(tc, "openai")
     built = first.stat().st_mtime_ns
-    assert sdk_bundle(toolchain(), "openai") == first
+    assert sdk_bundle(tc, "openai") == first
     assert first.stat().st_mtime_ns == built
-    assert sdk_bundle(toolchain(), "anthropic") != first
+    assert sdk_bundle(tc, "anthropic") != first
     # the built-in models share the bundle of `ai` alone
-    assert sdk_bundle(toolchain(), "echo") == sdk_bundle(toolchain(), "replay")
+    assert sdk_bundle(tc, "echo") == sdk_bundle(tc, "replay")

@@ -8,8 +8,9 @@
 // prints cannot corrupt it.
 //
 // stdin, one JSON line each: first the run's configuration
-//   { sdk: the AI SDK bundle's path, model: { provider, model, baseUrl, apiKeyEnv, path }, settings, maxSteps,
-//     timeoutMs, toolTimeoutMs, retries, slots, tools: { name: { module, description, inputSchema } } }
+//   { sdk (the AI SDK bundle's path), model: { provider, model, baseUrl, apiKeyEnv, path },
+//     settings, maxSteps, timeoutMs, toolTimeoutMs, retries, slots,
+//     tools: { name: { module, description, inputSchema } } }
 // then one line per sample: { k, caseId, repeat, system, prompt, tools: [names] },
 // or { giveBack: [k, ...] } (below).
 // The end of stdin ends the worker at once (the parent has what it asked

@@ -44,7 +44,6 @@ class RunGrading:
     BATCH = 64  # records graded together while the run goes on
 
     def __init__(self, release: LoadedRelease, run_dir: Path, done: dict, as_recorded: bool):
-        self.release = release
         self.log_path = run_dir / RESPONSES
         self.grader = Grader(release, f"no record of this sample in {RESPONSES}")
         self.as_recorded = as_recorded
@@ -82,7 +81,7 @@ class RunGrading:
             self.unreadable = True
         if self.unreadable:
             records = read_records(self.log_path).records  # raises, saying what is wrong with the log
-            grader = Grader(self.release, grader.missing_message)
+            grader = Grader(grader.release, grader.missing_message)
         else:
             grader.add(self.pending)
         graded = grader.rows
