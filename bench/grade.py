@@ -11,13 +11,13 @@ case has its own expected value, as in real datasets) and `custom`. Three figure
 machine is shared, so medians, with the load average before and after):
 
 * `grade` (the headline figure): `run_grade_command` in-process — release
-  load + verify, responses validation, grading, results JSONL, polars summary —
+  load + verify, responses validation, grading, results JSONL, summary —
   after one untimed warm-up run. The warm-up is reported too (`coldSeconds`):
-  it also imports polars (~0.3-0.4 s) and, for tool calls, jsonschema.
+  it also imports, for tool calls, jsonschema.
 * `gradeCpu`: the process CPU time of the same runs (less sensitive to other
   load on the machine; the Node workers of the custom suite are not included).
 * `cli`: a whole `python -m trunchbull grade RELEASE RESPONSES -o OUT --json`
-  process (interpreter start-up, imports including polars, then the same work),
+  process (interpreter start-up, imports, then the same work),
   median of C runs.
 """
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trunchbull.grading.summary import Z95, pass_at_k, pass_hat_k, summarize
 
@@ -86,3 +89,94 @@ def test_tokens_and_latency_percentiles():
 def test_empty():
     summary = summarize(MANIFEST, [])
     assert summary["overall"]["samples"] == 0 and summary["overall"]["passRate"] is None and summary["evals"] == {}
+
+
+# Property: the summary agrees with numpy (an independent implementation of
+# the same statistics) on random tables: several evals in any order, repeated
+# case ids, errors, missing scores, usages and latencies.
+outcomes = st.sampled_from(["pass", "fail", "error"])
+row_strategy = st.tuples(
+    st.sampled_from(["a", "b", "c"]),
+    st.sampled_from([f"k{i}" for i in range(6)]),
+    outcomes,
+    st.one_of(st.none(), st.sampled_from([0.0, 1.0]), st.floats(0, 1)),
+    st.one_of(
+        st.none(),
+        st.fixed_dictionaries(
+            {
+                "inputTokens": st.one_of(st.none(), st.integers(0, 99)),
+                "outputTokens": st.integers(0, 9),
+                "totalTokens": st.integers(0, 99),
+            }
+        ),
+    ),
+    st.one_of(st.none(), st.floats(0, 1e4)),
+)
+
+
+def numpy_group(table: list[tuple], repeats: int) -> dict:
+    cases: dict[tuple, list[tuple]] = {}
+    for row in table:
+        cases.setdefault((row[0], row[1]), []).append(row)
+    pass_means = [
+        np.mean([r[2] == "pass" for r in rs if r[2] != "error"])
+        for rs in cases.values()
+        if any(r[2] != "error" for r in rs)
+    ]
+    score_means = [
+        np.mean([r[3] for r in rs if r[3] is not None]) for rs in cases.values() if any(r[3] is not None for r in rs)
+    ]
+    latencies = [r[5] for r in table if r[2] != "error" and r[5] is not None]
+    out = {
+        "samples": len(table),
+        "cases": len(cases),
+        "passed": sum(r[2] == "pass" for r in table),
+        "errors": sum(r[2] == "error" for r in table),
+        "passRate": np.mean(pass_means) if pass_means else None,
+        "passSd": np.std(pass_means, ddof=1) if len(pass_means) > 1 else None,
+        "nPass": len(pass_means),
+        "meanScore": np.mean(score_means) if score_means else None,
+        "tokens": {
+            "input": sum(r[4]["inputTokens"] or 0 for r in table if r[4]),
+            "total": sum(r[4]["totalTokens"] for r in table if r[4]),
+        },
+        "latencyMs": {f"p{p}": np.percentile(latencies, p) if latencies else None for p in (50, 90, 99)},
+    }
+    if repeats >= 2:
+        graded = [(sum(r[2] != "error" for r in rs), sum(r[2] == "pass" for r in rs)) for rs in cases.values()]
+        out["passHatK"] = pass_hat_k(graded, repeats)
+    return out
+
+
+def agrees(ours: dict, expected: dict) -> None:
+    for key in ("samples", "cases", "passed", "errors"):
+        assert ours[key] == expected[key], key
+    for key in ("passRate", "meanScore"):
+        assert ours[key] == (None if expected[key] is None else pytest.approx(expected[key], abs=2e-6)), key
+    if expected["passSd"] is None:
+        assert ours["passRateCI"] is None
+    else:
+        half = Z95 * expected["passSd"] / np.sqrt(expected["nPass"])
+        low, high = max(0.0, expected["passRate"] - half), min(1.0, expected["passRate"] + half)
+        assert ours["passRateCI"] == pytest.approx([low, high], abs=2e-6)
+    assert (
+        ours["tokens"]["input"] == expected["tokens"]["input"]
+        and ours["tokens"]["total"] == expected["tokens"]["total"]
+    )
+    for key, value in expected["latencyMs"].items():
+        assert ours["latencyMs"][key] == (None if value is None else pytest.approx(value, abs=2e-6)), key
+    if "passHatK" in expected:
+        assert ours["passHatK"] == expected["passHatK"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(row_strategy, max_size=60), st.integers(1, 3))
+def test_summary_agrees_with_numpy_on_random_tables(table, repeats):
+    results = [{"evalId": e, "caseId": c, "outcome": o, "score": s} for e, c, o, s, _, _ in table]
+    summary = summarize(MANIFEST, results, [r[4] for r in table], [r[5] for r in table], repeats=repeats)
+    assert list(summary["evals"]) == [e for e in ("b", "a") if any(r[0] == e for r in table)] + (
+        ["c"] if any(r[0] == "c" for r in table) else []
+    )
+    for eval_id, ours in summary["evals"].items():
+        agrees(ours, numpy_group([r for r in table if r[0] == eval_id], repeats))
+    agrees(summary["overall"], numpy_group(table, repeats))

@@ -10,16 +10,23 @@ cases). With one sample per case this is the usual binomial-proportion
 standard error. With K ≥ 2 repeats, pass@k (the unbiased estimator
 1 − C(n−c, k)/C(n, k) per case, averaged) for k ≤ K, and pass^K, the share of
 cases whose K graded repeats all pass.
+
+The statistics are Python's `statistics` (means and standard deviations
+exactly rounded, linear-interpolation percentiles): one pass over the rows
+groups them, and a run of 25,000 samples is summarized in ~70 ms, less than
+polars takes to import (docs/decisions.md, "The summary").
 """
 
 from __future__ import annotations
 
 from math import comb, sqrt
-from statistics import NormalDist
+from operator import methodcaller
+from statistics import NormalDist, quantiles
 from typing import Sequence
 
 Z95 = NormalDist().inv_cdf(0.975)
 DIGITS = 6
+PERCENTILES = (50, 90, 99)
 
 
 def _rounded(value: float | None) -> float | None:
@@ -33,6 +40,88 @@ def _interval(mean: float | None, sd: float | None, n: int) -> list[float] | Non
     return [round(max(0.0, mean - half), DIGITS), round(min(1.0, mean + half), DIGITS)]
 
 
+class _Tally:
+    """One eval's samples: outcome counts, usages, the graded samples'
+    latencies, and per case [graded, passed, score sum, scores]."""
+
+    __slots__ = ("samples", "passed", "failed", "errors", "usages", "latencies", "cases")
+
+    def __init__(self) -> None:
+        self.samples = self.passed = self.failed = self.errors = 0
+        self.usages: list[dict] = []
+        self.latencies: list[float] = []
+        self.cases: dict[object, list] = {}  # case id (in the overall tally: eval and case id) → counts
+
+    def merge(self, other: _Tally, eval_id: str) -> None:
+        self.samples += other.samples
+        self.passed += other.passed
+        self.failed += other.failed
+        self.errors += other.errors
+        self.usages += other.usages
+        self.latencies += other.latencies
+        for case_id, counts in other.cases.items():  # the same case id in two evals is two cases
+            self.cases[(eval_id, case_id)] = counts
+
+    def tokens(self) -> dict[str, int]:
+        """Token totals; a count the provider did not give (or gave as
+        something other than an integer) adds nothing."""
+        totals = {}
+        for name, key in (("input", "inputTokens"), ("output", "outputTokens"), ("total", "totalTokens")):
+            totals[name] = sum(v for v in map(methodcaller("get", key), self.usages) if type(v) is int)
+        return totals
+
+
+def _tally(
+    results: Sequence[dict], usages: Sequence[dict | None], latencies: Sequence[float | None]
+) -> dict[str, _Tally]:
+    by_eval: dict[str, _Tally] = {}
+    eval_id = None
+    tally = _Tally()
+    for row, usage, latency in zip(results, usages, latencies):
+        if row["evalId"] != eval_id:  # rows come eval by eval: look the tally up once per run of them
+            eval_id = row["evalId"]
+            tally = by_eval.get(eval_id) or by_eval.setdefault(eval_id, _Tally())
+        case = tally.cases.get(row["caseId"])
+        if case is None:
+            case = tally.cases[row["caseId"]] = [0, 0, 0.0, 0]
+        tally.samples += 1
+        outcome = row["outcome"]
+        if outcome == "error":
+            tally.errors += 1
+        else:
+            case[0] += 1
+            if outcome == "pass":
+                tally.passed += 1
+                case[1] += 1
+            elif outcome == "fail":
+                tally.failed += 1
+            if isinstance(latency, (int, float)):
+                tally.latencies.append(float(latency))
+        score = row["score"]
+        if score is not None:
+            case[2] += score
+            case[3] += 1
+        if type(usage) is dict:
+            tally.usages.append(usage)
+    return by_eval
+
+
+def _mean_sd(values: list[float]) -> tuple[float | None, float | None]:
+    if len(values) >= 2:
+        dist = NormalDist.from_samples(values)
+        return dist.mean, dist.stdev
+    return (values[0], None) if values else (None, None)
+
+
+def _percentiles(values: list[float]) -> dict[str, float | None]:
+    keys = [f"p{p}" for p in PERCENTILES]
+    if len(values) < 2:
+        only = values[0] if values else None
+        return {key: _rounded(only) for key in keys}
+    cuts = quantiles(values, n=100, method="inclusive")  # linear interpolation between order statistics
+    return {key: _rounded(cuts[p - 1]) for key, p in zip(keys, PERCENTILES)}
+
+
 def summarize(
     manifest: dict,
     results: Sequence[dict],
@@ -43,96 +132,20 @@ def summarize(
     """`results`: graded rows (caseId, evalId, outcome, score); `usages` and
     `latencies`: per row, the sample's usage ({inputTokens, outputTokens,
     totalTokens}) and latency in ms, when known."""
-    import polars as pl
-
     n = len(results)
-    usages = usages if usages is not None else [None] * n
-    latencies = latencies if latencies is not None else [None] * n
-
-    def tokens(key: str) -> list[int | None]:
-        if not any(usages):
-            return [None] * n
-        return [
-            value if type(value := usage.get(key) if type(usage) is dict else None) is int else None for usage in usages
-        ]
-
-    frame = pl.DataFrame(
-        {
-            "evalId": [r["evalId"] for r in results],
-            "caseId": [r["caseId"] for r in results],
-            "outcome": [r["outcome"] for r in results],
-            "score": [r["score"] for r in results],
-            "inputTokens": tokens("inputTokens"),
-            "outputTokens": tokens("outputTokens"),
-            "totalTokens": tokens("totalTokens"),
-            "latencyMs": [float(v) if isinstance(v, (int, float)) else None for v in latencies],
-        },
-        schema={
-            "evalId": pl.String,
-            "caseId": pl.String,
-            "outcome": pl.String,
-            "score": pl.Float64,
-            "inputTokens": pl.Int64,
-            "outputTokens": pl.Int64,
-            "totalTokens": pl.Int64,
-            "latencyMs": pl.Float64,
-        },
+    by_eval = _tally(
+        results, usages if usages is not None else [None] * n, latencies if latencies is not None else [None] * n
     )
-    graded = pl.col("outcome") != "error"
-    per_case = (
-        frame.group_by("evalId", "caseId", maintain_order=True)
-        .agg(
-            graded.sum().alias("n"),
-            (pl.col("outcome") == "pass").sum().alias("c"),
-            pl.col("score").mean().alias("caseScore"),
-        )
-        .with_columns(pl.when(pl.col("n") > 0).then(pl.col("c") / pl.col("n")).otherwise(None).alias("casePass"))
-    )
-
-    sample_aggs = [
-        pl.len().alias("samples"),
-        (pl.col("outcome") == "pass").sum().alias("passed"),
-        (pl.col("outcome") == "fail").sum().alias("failed"),
-        (pl.col("outcome") == "error").sum().alias("errors"),
-        pl.col("inputTokens").sum().alias("tokIn"),
-        pl.col("outputTokens").sum().alias("tokOut"),
-        pl.col("totalTokens").sum().alias("tokTotal"),
-        *(
-            pl.col("latencyMs").filter(graded).quantile(q, interpolation="linear").alias(f"p{int(q * 100)}")
-            for q in (0.5, 0.9, 0.99)
-        ),
-    ]
-    case_aggs = [
-        pl.len().alias("cases"),
-        pl.col("casePass").count().alias("nPass"),
-        pl.col("casePass").mean().alias("passRate"),
-        pl.col("casePass").std(ddof=1).alias("passSd"),
-        pl.col("caseScore").count().alias("nScore"),
-        pl.col("caseScore").mean().alias("meanScore"),
-        pl.col("caseScore").std(ddof=1).alias("scoreSd"),
-    ]
-    samples_by_eval = {row["evalId"]: row for row in frame.group_by("evalId").agg(sample_aggs).to_dicts()}
-    cases_by_eval = {row["evalId"]: row for row in per_case.group_by("evalId").agg(case_aggs).to_dicts()}
-    counts_by_eval: dict[str, list[tuple[int, int]]] = {}
-    for eval_id, graded_n, passes in per_case.select("evalId", "n", "c").iter_rows():
-        counts_by_eval.setdefault(eval_id, []).append((graded_n, passes))
-
     order = [e["id"] for e in manifest.get("evals") or []]
-    present = list(samples_by_eval)
-    eval_ids = [e for e in order if e in samples_by_eval] + [e for e in present if e not in order]
-    evals = {
-        eval_id: _group(samples_by_eval[eval_id], cases_by_eval[eval_id], counts_by_eval[eval_id], repeats)
-        for eval_id in eval_ids
-    }
-    if n:
-        overall = _group(
-            frame.select(sample_aggs).to_dicts()[0],
-            per_case.select(case_aggs).to_dicts()[0],
-            [pair for pairs in counts_by_eval.values() for pair in pairs],
-            repeats,
-        )
+    eval_ids = [e for e in order if e in by_eval] + [e for e in by_eval if e not in order]
+    evals = {eval_id: _group(by_eval[eval_id], repeats) for eval_id in eval_ids}
+    if len(by_eval) == 1:
+        overall = evals[eval_ids[0]]  # one eval: the same samples, the same cases
     else:
-        overall = _group({}, {}, [], repeats)
+        everything = _Tally()
+        for eval_id in eval_ids:
+            everything.merge(by_eval[eval_id], eval_id)
+        overall = _group(everything, repeats)
     return {
         "release": {
             "title": manifest.get("title"),
@@ -144,26 +157,25 @@ def summarize(
     }
 
 
-def _group(samples: dict, cases: dict, counts: list[tuple[int, int]], repeats: int) -> dict:
-    pass_rate, mean_score = cases.get("passRate"), cases.get("meanScore")
+def _group(tally: _Tally, repeats: int) -> dict:
+    cases = list(tally.cases.values())
+    pass_rate, pass_sd = _mean_sd([passed / graded for graded, passed, _, _ in cases if graded])
+    mean_score, score_sd = _mean_sd([total / scored for _, _, total, scored in cases if scored])
     out = {
-        "samples": samples.get("samples", 0),
-        "cases": cases.get("cases", 0),
-        "passed": samples.get("passed", 0),
-        "failed": samples.get("failed", 0),
-        "errors": samples.get("errors", 0),
+        "samples": tally.samples,
+        "cases": len(cases),
+        "passed": tally.passed,
+        "failed": tally.failed,
+        "errors": tally.errors,
         "passRate": _rounded(pass_rate),
-        "passRateCI": _interval(pass_rate, cases.get("passSd"), cases.get("nPass", 0)),
+        "passRateCI": _interval(pass_rate, pass_sd, sum(1 for c in cases if c[0])),
         "meanScore": _rounded(mean_score),
-        "meanScoreCI": _interval(mean_score, cases.get("scoreSd"), cases.get("nScore", 0)),
-        "tokens": {
-            "input": samples.get("tokIn") or 0,
-            "output": samples.get("tokOut") or 0,
-            "total": samples.get("tokTotal") or 0,
-        },
-        "latencyMs": {key: _rounded(samples.get(key)) for key in ("p50", "p90", "p99")},
+        "meanScoreCI": _interval(mean_score, score_sd, sum(1 for c in cases if c[3])),
+        "tokens": tally.tokens(),
+        "latencyMs": _percentiles(tally.latencies),
     }
     if repeats >= 2:
+        counts = [(graded, passed) for graded, passed, _, _ in cases]
         out["passAtK"] = pass_at_k(counts, repeats)
         out["passHatK"] = pass_hat_k(counts, repeats)
     return out

@@ -12,10 +12,8 @@ recorded is kept, and `--resume` continues).
 
 from __future__ import annotations
 
-import importlib
 import signal
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -239,10 +237,6 @@ def _run(args) -> int:
                     pool = _spawn_pool(release, options, workdir, len(to_run))
                 if pool is not None:
                     _wait_ready(pool, options.spec)
-                # polars (for the summary) takes ~0.3 s of CPU to import: on
-                # another thread while the samples run (the main thread mostly
-                # waits), once the workers, which need the cores to start, are ready
-                threading.Thread(target=importlib.import_module, args=("polars",), daemon=True).start()
                 if previous is None:
                     run_dir.mkdir(parents=True, exist_ok=True)
                     meta = _run_json(release, release_path, options, len(samples))
