@@ -38,8 +38,9 @@ from pathlib import Path
 import orjson
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
+sys.path[:0] = [str(REPO / "bench"), str(REPO / "src")]
 
+from checkout_env import cli_env  # noqa: E402
 from trunchbull.evaluators.pool import pool_size  # noqa: E402
 from trunchbull.grading.command import run_grade_command  # noqa: E402
 
@@ -68,7 +69,7 @@ CUSTOM_EVAL = """export default {
 
 
 def build(root: Path, out: Path) -> None:
-    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    env = cli_env()
     run = subprocess.run(
         [sys.executable, "-m", "trunchbull", "build", str(root), "-o", str(out)],
         capture_output=True,
@@ -152,7 +153,7 @@ def grade(release: Path, responses: Path, out: Path) -> tuple[float, float]:
 
 
 def grade_cli(release: Path, responses: Path, out: Path) -> float:
-    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    env = cli_env()
     started = time.perf_counter()
     run = subprocess.run(
         [sys.executable, "-m", "trunchbull", "grade", str(release), str(responses), "-o", str(out), "--json"],

@@ -42,6 +42,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "bench"), str(REPO / "src")]
 
+import checkout_env  # noqa: E402
 import peers  # noqa: E402
 from trunchbull.toolchain import toolchain  # noqa: E402
 
@@ -72,8 +73,7 @@ def trunchbull(*args: str) -> list[str]:
 
 
 def cli_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO / "src")
+    env = checkout_env.cli_env()
     env.pop("CI", None)
     return env
 

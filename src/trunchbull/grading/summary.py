@@ -13,8 +13,8 @@ cases whose K graded repeats all pass.
 
 The statistics are Python's `statistics` (means and standard deviations
 exactly rounded, linear-interpolation percentiles): one pass over the rows
-groups them, and a run of 25,000 samples is summarized in ~70 ms, less than
-polars takes to import (docs/decisions.md, "The summary").
+groups them, and 25,000 samples are summarized in ~0.12 s, less than polars
+takes to import (docs/decisions.md, "Grading and summaries").
 """
 
 from __future__ import annotations
