@@ -37,6 +37,12 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _send_rest(self, body: bytes) -> None:
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def _answer(self) -> None:
         body = self._body()
         seen = {
@@ -55,6 +61,11 @@ class Handler(BaseHTTPRequestHandler):
         elif self.path == "/slow":
             time.sleep(3)
             self._send(200, payload, {"content-type": "application/json"})
+        elif self.path.startswith("/fixed/"):  # the same reply whoever asks: ours and the built-in fetch's compared
+            self.send_response(int(self.path.split("/")[2]))
+            for value in ("one", "two"):
+                self.send_header("x-multi", value)
+            self._send_rest('{"answer": [1, "two", null], "é": "✓"}'.encode())
         elif self.path == "/no-content":
             self.send_response(204)
             self.end_headers()
@@ -108,6 +119,44 @@ setTimeout(() => controller.abort(reason), 100);
 const started = performance.now();
 out.aborted = await outcome(httpFetch(`${base}/slow`, { ...post("{}"), signal: controller.signal }));
 out.abortedAfterMs = performance.now() - started;
+// Each way the providers (and run_fetch.mjs) read a response, on our reply and
+// on the built-in fetch's Response to the same request.
+async function observed(response, how) {
+  const seen = {
+    status: response.status, ok: response.ok, statusText: response.statusText, url: response.url,
+    redirected: response.redirected, contentType: response.headers.get("content-type"),
+    headers: [...response.headers].filter(([name]) => name !== "date" && name !== "content-length"),
+  };
+  if (how === "reader") {
+    const reader = response.body.getReader();
+    const chunks = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(Buffer.from(value));
+    }
+    await reader.cancel();
+    reader.releaseLock();
+    seen.body = Buffer.concat(chunks).toString("utf8");
+  } else if (how === "json") seen.body = await response.json();
+  else if (how === "bytes") seen.body = Buffer.from(await response.arrayBuffer()).toString("utf8");
+  else if (how === "clone") seen.body = [await response.clone().text(), await response.text()];
+  else if (how === "cancel") seen.body = await response.body.cancel();
+  seen.bodyUsed = response.bodyUsed;
+  try {
+    await response.text();
+    seen.again = "read";
+  } catch (err) {
+    seen.again = err.name;
+  }
+  return seen;
+}
+out.likeFetch = [];
+for (const [how, status] of [["reader", 200], ["json", 201], ["bytes", 200], ["clone", 404], ["cancel", 500]]) {
+  const request = () => post("{}");
+  out.likeFetch.push([how, await observed(await httpFetch(`${base}/fixed/${status}`, request()), how),
+    await observed(await fetch(`${base}/fixed/${status}`, request()), how)]);
+}
 // not ours to send (a Blob body): the built-in fetch takes it
 out.blob = await outcome(httpFetch(`${base}/echo`, { method: "POST", body: new Blob(["from a blob"]) }));
 console.log(JSON.stringify(out));
@@ -146,3 +195,16 @@ def test_http_fetch(base_url, tmp_path):
     assert out["aborted"]["error"] == "Error" and out["aborted"]["message"] == "the sample timed out"
     assert out["abortedAfterMs"] < 2500  # the request was dropped, not waited for (the server takes 3 s)
     assert json.loads(out["blob"]["text"])["body"] == "from a blob"
+    for how, ours, builtin in out["likeFetch"]:
+        assert ours == builtin, how
+        assert ours["headers"] == [
+            ["content-type", "application/json"],
+            ["server", ours["headers"][1][1]],
+            ["x-multi", "one, two"],
+        ]
+    assert [o["body"] for _, o, _ in out["likeFetch"][:4]] == [
+        '{"answer": [1, "two", null], "é": "✓"}',
+        {"answer": [1, "two", None], "é": "✓"},
+        '{"answer": [1, "two", null], "é": "✓"}',
+        ['{"answer": [1, "two", null], "é": "✓"}'] * 2,
+    ]
