@@ -80,7 +80,9 @@ def _tally(
     for row, usage, latency in zip(results, usages, latencies):
         if row["evalId"] != eval_id:  # rows come eval by eval: look the tally up once per run of them
             eval_id = row["evalId"]
-            tally = by_eval.get(eval_id) or by_eval.setdefault(eval_id, _Tally())
+            if eval_id not in by_eval:
+                by_eval[eval_id] = _Tally()
+            tally = by_eval[eval_id]
         case = tally.cases.get(row["caseId"])
         if case is None:
             case = tally.cases[row["caseId"]] = [0, 0, 0.0, 0]
@@ -159,8 +161,10 @@ def summarize(
 
 def _group(tally: _Tally, repeats: int) -> dict:
     cases = list(tally.cases.values())
-    pass_rate, pass_sd = _mean_sd([passed / graded for graded, passed, _, _ in cases if graded])
-    mean_score, score_sd = _mean_sd([total / scored for _, _, total, scored in cases if scored])
+    case_passes = [passed / graded for graded, passed, _, _ in cases if graded]
+    case_scores = [total / scored for _, _, total, scored in cases if scored]
+    pass_rate, pass_sd = _mean_sd(case_passes)
+    mean_score, score_sd = _mean_sd(case_scores)
     out = {
         "samples": tally.samples,
         "cases": len(cases),
@@ -168,9 +172,9 @@ def _group(tally: _Tally, repeats: int) -> dict:
         "failed": tally.failed,
         "errors": tally.errors,
         "passRate": _rounded(pass_rate),
-        "passRateCI": _interval(pass_rate, pass_sd, sum(1 for c in cases if c[0])),
+        "passRateCI": _interval(pass_rate, pass_sd, len(case_passes)),
         "meanScore": _rounded(mean_score),
-        "meanScoreCI": _interval(mean_score, score_sd, sum(1 for c in cases if c[3])),
+        "meanScoreCI": _interval(mean_score, score_sd, len(case_scores)),
         "tokens": tally.tokens(),
         "latencyMs": _percentiles(tally.latencies),
     }

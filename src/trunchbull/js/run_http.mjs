@@ -23,6 +23,7 @@ import zlib from "node:zlib";
 
 // captured when the worker starts, before any user code (a tool) runs
 const { Blob, Headers, Response, TextDecoder, URL } = globalThis;
+const parseJson = JSON.parse;
 const builtinFetch = globalThis.fetch;
 const AGENTS = {
   "http:": new http.Agent({ keepAlive: true }),
@@ -224,8 +225,11 @@ class Reply {
   get bodyUsed() {
     return this.#used || this.#body?.disturbed === true;
   }
+  get #unusable() {
+    return this.bodyUsed || this.#body?.locked === true;
+  }
   #take() {
-    if (this.bodyUsed || this.#body?.locked) throw new TypeError("Body is unusable: Body has already been read");
+    if (this.#unusable) throw new TypeError("Body is unusable: Body has already been read");
     this.#used = true;
     return this.#bytes ?? new Uint8Array(0);
   }
@@ -240,13 +244,13 @@ class Reply {
     return new TextDecoder().decode(this.#take());
   }
   async json() {
-    return JSON.parse(await this.text());
+    return parseJson(await this.text());
   }
   async blob() {
     return new Blob([this.#take()], { type: this.headers.get("content-type") ?? "" });
   }
   clone() {
-    if (this.bodyUsed || this.#body?.locked) throw new TypeError("Response.clone: Body has already been consumed.");
+    if (this.#unusable) throw new TypeError("Response.clone: Body has already been consumed.");
     return new Reply(this.#bytes, this.status, this.statusText, new Headers(this.headers), this.url, this.redirected);
   }
 }
