@@ -171,6 +171,17 @@ def _sources(compiler: EvalContext, spec: dict, where: Where) -> list[SourceFile
             "name each input file: sources: { questions: \"./questions.txt\" }",
         )
         return None
+
+    def unreadable_source(here: Where, text: str, problem: FileProblem) -> None:
+        compiler.file_problem(
+            here,
+            problem,
+            f"source file {display(text)} ",
+            "transformer-source-missing",
+            "transformer-source-path",
+            "source paths are relative to the eval module",
+        )
+
     sources: list[SourceFile] = []
     ok = True
     for name, text in spec.items():
@@ -199,14 +210,7 @@ def _sources(compiler: EvalContext, spec: dict, where: Where) -> list[SourceFile
         assert path is not None
         info, unusable = probe(path)
         if unusable:
-            compiler.file_problem(
-                here,
-                unusable,
-                f"source file {display(text)} ",
-                "transformer-source-missing",
-                "transformer-source-path",
-                "source paths are relative to the eval module",
-            )
+            unreadable_source(here, text, unusable)
             ok = False
             continue
         assert info is not None  # probe gives the stat result when it finds no problem
@@ -224,14 +228,7 @@ def _sources(compiler: EvalContext, spec: dict, where: Where) -> list[SourceFile
         try:
             digest, bad_byte, identity = _hash_and_check_utf8(path)
         except FileProblem as unreadable:
-            compiler.file_problem(
-                here,
-                unreadable,
-                f"source file {display(text)} ",
-                "transformer-source-missing",
-                "transformer-source-path",
-                "source paths are relative to the eval module",
-            )
+            unreadable_source(here, text, unreadable)
             ok = False
             continue
         if bad_byte is not None:
