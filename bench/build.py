@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from trunchbull.toolchain import toolchain  # noqa: E402
+from trunchbull.node.toolchain import toolchain  # noqa: E402
 
 INLINE_EVALS = 20
 INLINE_CASES_PER_EVAL = 250  # 5,000 inline

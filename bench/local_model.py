@@ -47,9 +47,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO))
 
-from tests.support.smollm2 import smollm2_gguf  # noqa: E402
+from trunchbull.node.toolchain import toolchain  # noqa: E402
 from trunchbull.run.local_runtime import DEFAULT_CONTEXT, local_runtime  # noqa: E402
-from trunchbull.toolchain import toolchain  # noqa: E402
+
+from tests.support.smollm2 import smollm2_gguf  # noqa: E402
 
 SYSTEM = "You are a helpful assistant. Answer in one or two sentences."
 TOPICS = [

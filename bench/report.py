@@ -47,7 +47,7 @@ import orjson
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from trunchbull.toolchain import cache_root  # noqa: E402
+from trunchbull.node.toolchain import cache_root  # noqa: E402
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -44,7 +44,7 @@ sys.path[:0] = [str(REPO / "bench"), str(REPO / "src")]
 
 import checkout_env  # noqa: E402
 import peers  # noqa: E402
-from trunchbull.toolchain import toolchain  # noqa: E402
+from trunchbull.node.toolchain import toolchain  # noqa: E402
 
 DELAY_S = 0.05
 SERVER_CONCURRENCY = 32

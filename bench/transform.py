@@ -34,7 +34,7 @@ import orjson
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from trunchbull.toolchain import toolchain  # noqa: E402
+from trunchbull.node.toolchain import toolchain  # noqa: E402
 
 CASES = 25_000
 SOURCE_BYTES = 50 * 1024 * 1024 - 4096  # just under the per-source limit

@@ -6,7 +6,7 @@
     module steps     per module (steps.py): bundle-inspect, transform-run, expand
     assemble         1 process   release-wide checks, the release directory
 
-Every process runs the core's `trunchbull.steps` (core.py: the core PEX, the pinned Node
+Every process runs the core's `trunchbull.compile.steps` (core.py: the core PEX, the pinned Node
 toolchain linked in), so Pants caches each one locally and in a REAPI remote cache, and the
 release is byte-identical to `trunchbull build` of the same root.
 """

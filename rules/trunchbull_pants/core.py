@@ -52,7 +52,7 @@ class TrunchbullCore:
 
 @dataclass(frozen=True)
 class CoreProcess:
-    """Run the core's `trunchbull.steps <argv>` in a sandbox holding `input_digest`, with the
+    """Run the core's `trunchbull.compile.steps <argv>` in a sandbox holding `input_digest`, with the
     toolchain at `TOOLCHAIN_DIR`."""
 
     argv: tuple[str, ...]

@@ -35,7 +35,7 @@ class TrunchbullSubsystem(PythonToolBase):
 
     default_version = f"trunchbull=={VERSION}"
     default_requirements = [default_version]
-    default_main = EntryPoint("trunchbull.steps")
+    default_main = EntryPoint("trunchbull.compile.steps")
 
     register_interpreter_constraints = True
     default_interpreter_constraints = ["CPython>=3.11,<3.15"]

@@ -2,7 +2,7 @@ import os
 import sys
 
 if sys.argv[1:2] in (["build"], ["check"]):
-    from trunchbull.toolchain import start_helper_early
+    from trunchbull.node.toolchain import start_helper_early
 
     start_helper_early()  # Node starts up while the CLI imports
 

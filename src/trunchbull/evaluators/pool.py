@@ -26,12 +26,12 @@ from typing import Any, Sequence
 
 import orjson
 
-from trunchbull import lifetime
-from trunchbull.node import log_tail, sandbox_flags
-from trunchbull.replies import evaluator_answer_ok
-from trunchbull.toolchain import JS_DIR, Toolchain, toolchain
+from trunchbull.common import lifetime
+from trunchbull.node.replies import evaluator_answer_ok
+from trunchbull.node.sandbox import log_tail, sandbox_flags
+from trunchbull.node.toolchain import JS_DIR, Toolchain, toolchain
 
-WORKER_SCRIPT = JS_DIR / "evaluator_worker.mjs"
+WORKER_SCRIPT = JS_DIR / "grade/evaluator_worker.mjs"
 DEADLINE_S = 5.0
 GRACE_S = 0.25  # lets the worker report an async timeout itself before we kill it
 WORKER_MEMORY_MB = 1024

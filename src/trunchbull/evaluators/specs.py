@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 
+from trunchbull.common.ids import json_type, suggest
 from trunchbull.evaluators.normalize import GSM8K_NUMBER, normalize_answer
-from trunchbull.ids import json_type, suggest
 
 KINDS = ("non_empty", "exact", "contains", "answer_bank", "gsm8k", "tool_call_syntax")
 KEYS = {

@@ -15,16 +15,16 @@ from pathlib import Path
 
 import orjson
 
-from trunchbull.diagnostics import Diagnostic, UsageError, render_text
-from trunchbull.gc_pause import gc_paused
+from trunchbull.common.diagnostics import Diagnostic, UsageError, render_text
+from trunchbull.common.gc_pause import gc_paused
+from trunchbull.common.userfiles import FileProblem, read_file
 from trunchbull.grading.grader import Sample, grade
 from trunchbull.grading.recorded_run import check_new_run_dir, now, recorded_model, write_recorded_run
 from trunchbull.grading.responses import parse_responses
 from trunchbull.grading.results import write_results
 from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
-from trunchbull.loaded_release import load_release
-from trunchbull.userfiles import FileProblem, read_file
+from trunchbull.release.loaded import load_release
 
 EXIT_OK, EXIT_FAIL_UNDER, EXIT_UNUSABLE = 0, 1, 2
 MAX_REPORTED = 50  # diagnostics printed per run; the rest are counted

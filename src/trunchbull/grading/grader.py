@@ -17,7 +17,7 @@ import orjson
 from trunchbull.evaluators.builtin import prepare
 from trunchbull.evaluators.toolcalls import ToolSchemas, normalize_tool_calls
 from trunchbull.grading.responses import Response
-from trunchbull.loaded_release import LoadedRelease, runtime_layout
+from trunchbull.release.loaded import LoadedRelease, runtime_layout
 
 
 class Sample(NamedTuple):
@@ -208,9 +208,8 @@ class Grader:
 
 
 def _grade_custom(release: LoadedRelease, custom: list[tuple[int, str, dict]], results: list[dict]) -> None:
+    from trunchbull.common import lifetime
     from trunchbull.evaluators.pool import Call, EvaluatorPool
-
-    from trunchbull import lifetime
 
     with lifetime.scratch_dir("trunchbull-grade-") as tmp:
         layout = runtime_layout(release, tmp)

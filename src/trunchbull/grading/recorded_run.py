@@ -12,11 +12,11 @@ from pathlib import Path
 import orjson
 
 from trunchbull import __version__
-from trunchbull.diagnostics import UsageError
+from trunchbull.common.diagnostics import UsageError
 from trunchbull.grading.responses import Response
 from trunchbull.grading.results import write_results
-from trunchbull.loaded_release import LoadedRelease
-from trunchbull.run.records import RESPONSES, RESULTS, RUN_JSON, SUMMARY, write_json
+from trunchbull.release.loaded import LoadedRelease
+from trunchbull.rundir.records import RESPONSES, RESULTS, RUN_JSON, SUMMARY, write_json
 
 FORMAT = "trunchbull.run"
 

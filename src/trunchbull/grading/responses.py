@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-
-from trunchbull.diagnostics import Diagnostic
-from trunchbull.ids import json_type
-from trunchbull.jsonl import read_lines
+from trunchbull.common.diagnostics import Diagnostic
+from trunchbull.common.ids import json_type
+from trunchbull.common.jsonl import read_lines
 
 RESPONSE_KEYS = ("caseId", "output", "toolCalls", "finishReason", "usage")
 
@@ -129,7 +128,7 @@ def _diagnose(
     if case_id not in case_ids:
         hint = None
         if suggested[0] < 5:
-            from trunchbull.ids import suggest
+            from trunchbull.common.ids import suggest
 
             suggested[0] += 1
             near = suggest(case_id, list(case_ids))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from trunchbull.files import write_atomic
+from trunchbull.common.files import write_atomic
 
 
 def write_results(path: Path, results: list[dict]) -> None:

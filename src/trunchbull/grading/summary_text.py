@@ -3,7 +3,7 @@ the overall row."""
 
 from __future__ import annotations
 
-from trunchbull.text_table import table_lines
+from trunchbull.common.text_table import table_lines
 
 
 def _pct(value: float | None) -> str:

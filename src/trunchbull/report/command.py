@@ -10,16 +10,16 @@ import os
 import sys
 from pathlib import Path
 
-from trunchbull.files import write_atomic
-from trunchbull.gc_pause import gc_paused
+from trunchbull.common.files import write_atomic
+from trunchbull.common.gc_pause import gc_paused
 from trunchbull.grading.summary_text import render_summary
-from trunchbull.report.bundle import bundle_front_end
-from trunchbull.report.compare_text import render_comparison
-from trunchbull.report.comparison import compare_runs
-from trunchbull.report.html import render_html
-from trunchbull.report.payload import build_payload
-from trunchbull.report.release_cases import release_cases
-from trunchbull.report.run_dir import RunDirectory, read_run_dir
+from trunchbull.report.compare.comparison import compare_runs
+from trunchbull.report.compare.text import render_comparison
+from trunchbull.report.html.bundle import bundle_front_end
+from trunchbull.report.html.page import render_html
+from trunchbull.report.html.payload import build_payload
+from trunchbull.report.html.release_cases import release_cases
+from trunchbull.rundir.reader import RunDirectory, read_run_dir
 
 DEFAULT_NAME = "report.html"
 # variables whose values must never appear in a report, whatever a record holds

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 
-from trunchbull.toolchain import cache_root
+from trunchbull.node.toolchain import cache_root
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID"
 BATCH = 500  # lookups per query (SQLite's bound-parameter limit is 999 on old builds)

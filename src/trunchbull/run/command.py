@@ -22,21 +22,28 @@ from typing import Any
 
 import orjson
 
-from trunchbull import __version__, lifetime
-from trunchbull.diagnostics import UsageError
-from trunchbull.gc_pause import gc_paused
+from trunchbull import __version__
+from trunchbull.common import lifetime
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.common.gc_pause import gc_paused
 from trunchbull.grading.command import check_fail_under, fail_under_verdict
 from trunchbull.grading.grader import Graded
 from trunchbull.grading.results import write_results
 from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
-from trunchbull.loaded_release import LoadedRelease, load_release, runtime_layout
+from trunchbull.node.toolchain import toolchain
+from trunchbull.release.loaded import LoadedRelease, load_release, runtime_layout
 from trunchbull.run.cache import ResponseCache, as_cached, default_cache_path
-from trunchbull.run.local_runtime import context_size, local_runtime, thread_count
 from trunchbull.run.grading import RunGrading
+from trunchbull.run.local_runtime import context_size, local_runtime, thread_count
 from trunchbull.run.model_spec import ModelSpec, parse_model_spec
 from trunchbull.run.progress import RunProgress
-from trunchbull.run.records import (
+from trunchbull.run.samples import Sample, plan, select_cases
+from trunchbull.run.sdk_bundle import sdk_bundle
+from trunchbull.run.settings import DEFAULTS, SCHEDULING_ONLY, Filters, RunSettings, check_repeat
+from trunchbull.run.target import resolve_target
+from trunchbull.run.workers import WorkerPool, WorkerSetupError, local_model_plan, worker_count
+from trunchbull.rundir.records import (
     RESPONSES,
     RESULTS,
     RUN_JSON,
@@ -47,12 +54,6 @@ from trunchbull.run.records import (
     read_run_json,
     write_json,
 )
-from trunchbull.run.samples import Sample, plan, select_cases
-from trunchbull.run.sdk_bundle import sdk_bundle
-from trunchbull.run.settings import DEFAULTS, SCHEDULING_ONLY, Filters, RunSettings, check_repeat
-from trunchbull.run.target import resolve_target
-from trunchbull.run.workers import WorkerPool, WorkerSetupError, local_model_plan, worker_count
-from trunchbull.toolchain import toolchain
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 CACHE_FLUSH_S = 1.0

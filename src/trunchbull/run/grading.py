@@ -11,9 +11,9 @@ import orjson
 from trunchbull.grading.grader import Graded, Grader
 from trunchbull.grading.grader import Sample as GradedSample
 from trunchbull.grading.responses import Response
-from trunchbull.loaded_release import LoadedRelease
-from trunchbull.run.records import RESPONSES, read_records
+from trunchbull.release.loaded import LoadedRelease
 from trunchbull.run.samples import Sample
+from trunchbull.rundir.records import RESPONSES, read_records
 
 
 def _graded_sample(sample: Sample, row: dict | None) -> GradedSample:

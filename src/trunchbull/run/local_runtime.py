@@ -27,15 +27,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from trunchbull import lifetime
-from trunchbull.diagnostics import UsageError
-from trunchbull.node import sandbox_flags
-from trunchbull.toolchain import JS_DIR, Toolchain, cache_root
+from trunchbull.common import lifetime
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.node.sandbox import sandbox_flags
+from trunchbull.node.toolchain import JS_DIR, Toolchain, cache_root
 
 SUPPORTED = "Linux on x86-64 with glibc"
 BINARY_PACKAGE = "@node-llama-cpp/linux-x64"
 BUILD_FOLDER = "linux-x64"  # node-llama-cpp's name for a CPU-only build for this platform
-CHECK_SCRIPT = JS_DIR / "llamacpp_check.mjs"
+CHECK_SCRIPT = JS_DIR / "run/llamacpp_check.mjs"
 NODE_FLAGS = ("--allow-addons", "--disable-warning=SecurityWarning")
 INSTALL_COMMAND = ["ci", "--omit=optional", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from trunchbull.diagnostics import UsageError
-from trunchbull.ids import suggest
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.common.ids import suggest
 
 
 @dataclass(frozen=True)

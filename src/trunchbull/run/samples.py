@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import orjson
 
-from trunchbull.diagnostics import UsageError
-from trunchbull.ids import suggest
-from trunchbull.loaded_release import LoadedRelease
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.common.ids import suggest
+from trunchbull.release.loaded import LoadedRelease
 from trunchbull.run.settings import Filters, RunSettings
 
 

@@ -14,9 +14,9 @@ import hashlib
 import os
 from pathlib import Path
 
-from trunchbull import lifetime
-from trunchbull.diagnostics import UsageError
-from trunchbull.toolchain import Toolchain, cache_root
+from trunchbull.common import lifetime
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.node.toolchain import Toolchain, cache_root
 
 AI_EXPORTS = ("generateText", "stepCountIs", "tool", "jsonSchema", "asSchema")
 # provider → (package, factory)

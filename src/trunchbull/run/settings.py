@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from trunchbull.diagnostics import UsageError
+from trunchbull.common.diagnostics import UsageError
 
 DEFAULTS: dict[str, Any] = {"maxSteps": 8, "timeout": 300.0, "toolTimeout": 30.0, "retries": 6, "concurrency": 16}
 # Settings that only decide how fast a run goes, not what a sample is: they

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from trunchbull.diagnostics import UsageError
+from trunchbull.common.diagnostics import UsageError
 
 
 def resolve_target(target: Path, *, as_json: bool) -> tuple[int, Path | None]:
@@ -29,7 +29,7 @@ def resolve_target(target: Path, *, as_json: bool) -> tuple[int, Path | None]:
 
 
 def _build(root: Path, as_json: bool) -> tuple[int, Path | None]:
-    from trunchbull.building import build_release, describe_counts
+    from trunchbull.compile.building import build_release, describe_counts
 
     code, outcome, out = build_release(root, None, as_json=as_json)
     if out is not None and not as_json:

@@ -44,14 +44,14 @@ from typing import IO, Callable
 
 import orjson
 
-from trunchbull import lifetime
-from trunchbull.diagnostics import UsageError
+from trunchbull.common import lifetime
+from trunchbull.common.diagnostics import UsageError
 from trunchbull.evaluators.pool import pool_size
-from trunchbull.node import log_tail, sandbox_flags
+from trunchbull.node.sandbox import log_tail, sandbox_flags
+from trunchbull.node.toolchain import JS_DIR, Toolchain
 from trunchbull.run.samples import Sample
-from trunchbull.toolchain import JS_DIR, Toolchain
 
-WORKER_SCRIPT = JS_DIR / "run_worker.mjs"
+WORKER_SCRIPT = JS_DIR / "run/worker.mjs"
 WORKER_MEMORY_MB = 2048
 GRACE_S = 1.0  # after a deadline, the worker's own report is waited for this long
 MAX_CRASHES = 2

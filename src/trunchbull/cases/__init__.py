@@ -1,1 +1,0 @@
-"""Case sources: inline arrays, CSV and JSONL files, transformers."""

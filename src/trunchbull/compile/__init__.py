@@ -1,0 +1,2 @@
+"""The compile pipeline (SPEC §3): config → discovery → bundle → inspect → expand →
+validate → freeze."""

@@ -1,0 +1,108 @@
+"""The benchmark's npm dependencies: found from the nearest package.json and
+installed from its lockfile into a content-addressed cache directory."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from trunchbull.common import lifetime
+from trunchbull.common.diagnostics import Diagnostics, UsageError
+from trunchbull.common.paths import rel_posix
+from trunchbull.common.userfiles import NOT_REGULAR_CODE, UNREADABLE, UNREADABLE_CODE, exists, probe, read_file
+from trunchbull.node.toolchain import Toolchain, cache_root
+
+LOCKFILES = {
+    "package-lock.json": ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+    "npm-shrinkwrap.json": ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+    "pnpm-lock.yaml": ["pnpm", "install", "--frozen-lockfile"],
+    "yarn.lock": ["yarn", "install", "--frozen-lockfile"],
+}
+UNLOCKED_INSTALL = ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"]
+
+
+@dataclass(frozen=True)
+class Dependencies:
+    package_json: Path
+    lockfile: Path | None
+
+    @property
+    def locked(self) -> bool:
+        return self.lockfile is not None
+
+    def files(self) -> list[Path]:
+        return [self.package_json, *([self.lockfile] if self.lockfile else [])]
+
+    def contents(self) -> dict[str, bytes]:
+        """Each file's name and bytes (raises FileProblem)."""
+        return {path.name: read_file(path) for path in self.files()}
+
+    def key(self, tc: Toolchain) -> str:
+        digest = hashlib.sha256()
+        for name, data in self.contents().items():
+            digest.update(name.encode() + b"\0" + data + b"\0")
+        digest.update(str(tc.root).encode())
+        return digest.hexdigest()[:24]
+
+
+def find_dependencies(root: Path, repo_root: Path, diags: Diagnostics | None = None) -> Dependencies | None:
+    """The nearest package.json (and its lockfile) from the benchmark root up
+    to the repository root. One that is there but is no regular file is
+    reported to `diags` (esbuild and npm would read it) and none is used."""
+    for directory in (root, *root.parents):
+        if exists(directory / "package.json"):
+            found = [directory / name for name in ("package.json", *LOCKFILES) if exists(directory / name)]
+            probed = [(path, probe(path)[1]) for path in found]
+            problems = [(path, problem) for path, problem in probed if problem is not None]
+            for path, problem in problems:
+                if diags is not None:
+                    code = UNREADABLE_CODE if problem.kind == UNREADABLE else NOT_REGULAR_CODE
+                    diags.error(
+                        code,
+                        f"{path.name} {problem}",
+                        file=rel_posix(path, root),
+                        hint="package.json and its lockfile must be regular files",
+                    )
+            if problems:
+                return None
+            return Dependencies(directory / "package.json", next(iter(found[1:]), None))
+        if directory == repo_root:
+            break
+    return None
+
+
+def install(deps: Dependencies, tc: Toolchain) -> Path:
+    """Install once per (package.json, lockfile, toolchain); return the directory
+    holding node_modules, where bundles are placed so their imports resolve."""
+    target = cache_root() / "deps" / deps.key(tc)
+    if (target / ".installed").exists():
+        return target
+    command = LOCKFILES[deps.lockfile.name] if deps.lockfile else UNLOCKED_INSTALL
+    if not shutil.which(command[0]):
+        source = deps.lockfile.name if deps.lockfile else "package.json"
+        raise UsageError(f"{command[0]} is needed to install the benchmark's dependencies from {source}")
+    staging = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        for name, data in deps.contents().items():
+            (staging / name).write_bytes(data)
+        env = dict(os.environ)
+        env["PATH"] = f"{tc.node.parent}{os.pathsep}{env.get('PATH', '')}"
+        result = lifetime.run(command, cwd=staging, env=env)
+        if result.returncode != 0:
+            raise UsageError(
+                f"installing dependencies from {deps.package_json} failed ({' '.join(command)}):\n"
+                f"{result.stderr.strip()[-3000:]}"
+            )
+        (staging / ".installed").write_text("")
+        staging.rename(target)
+    except OSError:  # another process installed it first
+        if not (target / ".installed").exists():
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # also when interrupted: no half-installed tree stays
+    return target

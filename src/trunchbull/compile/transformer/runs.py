@@ -1,0 +1,423 @@
+"""A transformer's two runs: each in a fresh sandboxed Node process
+(js/transform.mjs) whose environment differs on purpose, and the reading of
+their output protocol.
+
+Both runs start together. Run 1 streams its cases, which are parsed and
+handed to the caller line by line while Node still writes them (and then
+dropped: the compiled cases are what is kept). Run 2 only reports the sha256
+of its case lines. After its trailer each run waits for the caller: when the
+digests agree (a deterministic transformer) that is all the comparison needs,
+and otherwise both are asked for their lines to find the first difference."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import stat
+import threading
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+import orjson
+
+from trunchbull.common.userfiles import MISSING, FileProblem, open_file
+from trunchbull.node.replies import trailer_ok, transform_response_ok
+from trunchbull.node.sandbox import Running, SandboxResult, stream_sandboxed
+from trunchbull.node.toolchain import JS_DIR, Toolchain, toolchain
+
+MAX_CASES = 25_000
+
+# The two runs' deliberately different environments (reproducible-builds style).
+RUNS: tuple[dict[str, Any], ...] = (
+    {
+        "dir": "1/work",
+        "TZ": "Pacific/Kiritimati",
+        "LANG": "en_US.UTF-8",
+        "HOME": "/home/trunchbull-first",
+        "USER": "trunchbull-first",
+        "umask": 0o022,
+        "clock_offset_ms": 0,
+        "env_order": 1,
+    },
+    {
+        "dir": "2/varied/deeper/cwd",
+        "TZ": "Etc/GMT+12",
+        "LANG": "tr_TR.UTF-8",
+        "HOME": "/var/empty/second-home",
+        "USER": "builder2",
+        "umask": 0o077,
+        "clock_offset_ms": ((400 * 24 + 5) * 3600 + 17 * 60 + 23) * 1000 + 456,
+        "env_order": -1,
+    },
+)
+
+OnCase = Callable[[int, object], None]
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    name: str
+    file: Path
+    rel: str  # root-relative path, as the transformer sees it
+    sha256: str
+    size: int
+    identity: tuple[int, int] = (0, 0)  # (device, inode) of the file that was hashed
+
+
+@dataclass(frozen=True)
+class Limits:
+    deadline_s: float
+    memory_mb: int
+
+
+@dataclass
+class RunOutput:
+    """One run's outcome. `response` is None when the run produced no
+    complete, well-formed response (crash, deadline, exit mid-stream)."""
+
+    sandbox: SandboxResult
+    response: dict | None
+    streamed: bool = False
+    digest: str | None = None  # the run's sha256 over its case lines
+    lines: list[bytes] = field(default_factory=list)  # raw case lines, when kept
+
+    def cases(self) -> list:
+        """The streamed cases as JSON values (from the kept lines)."""
+        return [orjson.loads(line) for line in self.lines]
+
+
+class OutputReader:
+    """Reads one run's stdout (see js/transform.mjs), a line at a time:
+    either one response line, or a header, the case lines (when sent) and a
+    trailer, after which the run holds on until the caller decides whether it
+    needs the lines (again). With `on_case`, each case of the first round is
+    parsed and handed over as it arrives; with `keep_lines`, case lines are
+    kept raw (always once asked for again). A line "!aborted" in place of a case
+    line (a case was not plain JSON data) ends the stream: the one-line
+    response follows, as if nothing had been streamed."""
+
+    def __init__(self, on_case: OnCase | None = None, keep_lines: bool = False):
+        self.on_case = on_case
+        self.keep_lines = keep_lines
+        self.response: dict | None = None
+        self.trailer: dict | None = None
+        self.cases_seen = 0
+        self.lines: list[bytes] = []
+        self.expected = 0  # case lines still to come
+        self.malformed = False
+        self.decided = False  # the caller asked for the lines, or let the run go
+
+    @property
+    def streamed(self) -> bool:
+        return bool(self.response and "stream" in self.response)
+
+    @property
+    def holding(self) -> bool:
+        """The run has reported its digest and waits for the caller's decision."""
+        response = self.response
+        return (
+            response is not None
+            and "stream" in response
+            and self.trailer is not None
+            and not self.decided
+            and response["count"] > 0
+        )
+
+    def ask_for_lines(self) -> None:
+        """The caller asked a holding run for its lines: they (kept raw) and a second trailer follow."""
+        assert self.response is not None, "only a holding run is asked for its lines"
+        self.decided, self.keep_lines, self.on_case = True, True, None
+        self.lines = []
+        self.expected, self.trailer = self.response["count"], None
+
+    def let_go(self) -> None:
+        """The caller needs nothing more from a holding run."""
+        self.decided = True
+
+    @property
+    def complete(self) -> bool:
+        """A streamed response has ended with its trailer and the caller's decision."""
+        response = self.response
+        return (
+            response is not None
+            and "stream" in response
+            and self.trailer is not None
+            and not self.expected
+            and not self.malformed
+            and (self.decided or response["count"] == 0)
+        )
+
+    def feed(self, line: bytes) -> bool:
+        """Take the next line; True when it was a case line (more lines or a
+        trailer follow), the common case, which needs no further look."""
+        if self.malformed:
+            return False
+        if self.expected:
+            if line[0] == 33:  # "!aborted": a case was not plain JSON data; the one-line response follows
+                self.response, self.trailer, self.expected, self.lines = None, None, 0, []
+                return False
+            self.expected -= 1
+            if self.keep_lines:
+                self.lines.append(line)
+            if self.on_case:
+                try:
+                    value = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    self.malformed = True
+                    return False
+                self.on_case(self.cases_seen, value)
+                self.cases_seen += 1
+            return True
+        if self.response is None:
+            self.response = response = self._object(line, transform_response_ok)
+            if response is not None and self.streamed:
+                self.expected = response["count"] if response["stream"] == "lines" else 0
+        elif self.streamed and self.trailer is None:
+            self.trailer = self._object(line, trailer_ok)
+        else:
+            self.malformed = True
+        return False
+
+    def _object(self, line: bytes, well_formed) -> dict | None:
+        """The line as a reply of the expected shape (replies.py), else None and malformed."""
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            value = None
+        if not well_formed(value):
+            self.malformed = True
+            return None
+        return value
+
+    def output(self, sandbox: SandboxResult) -> RunOutput:
+        response, trailer = self.response, self.trailer
+        if sandbox.timed_out or (sandbox.returncode != 0 and not sandbox.complete) or self.malformed:
+            response = None
+        elif response is not None and "stream" in response:
+            if trailer is None or self.expected or not isinstance(trailer.get("sha256"), str):
+                response = None
+            elif trailer.get("violation"):
+                response = {
+                    "ok": False,
+                    "stage": "sandbox",
+                    "error": trailer["violation"],
+                    "name": response.get("name"),
+                }
+        streamed = response is not None and self.streamed and trailer is not None
+        return RunOutput(sandbox, response, streamed, trailer["sha256"] if streamed and trailer else None, self.lines)
+
+    def read_all(self, stdout: bytes, sandbox: SandboxResult) -> RunOutput:
+        """Read a finished run's whole stdout (a run made by another process)."""
+        for line in io.BytesIO(stdout):
+            if not line.isspace():
+                self.feed(line)
+        self.decided = True
+        return self.output(sandbox)
+
+
+@dataclass(frozen=True)
+class _Launch:
+    args: list[str]
+    read_paths: list[Path]
+    env: dict[str, str]
+    cwd: Path
+    umask: int
+
+
+def _place_source(source: SourceFile, dest: Path) -> None:
+    """A hard link to the very file that was hashed (a copy of it across
+    devices): the run must read those bytes, and only a regular file.
+    Raises FileProblem when the source was replaced meanwhile."""
+    try:
+        os.link(source.file, dest)
+        linked = os.lstat(dest)
+        if stat.S_ISREG(linked.st_mode) and (linked.st_dev, linked.st_ino) == source.identity:
+            return
+        os.unlink(dest)
+        raise FileProblem(MISSING, f"{source.rel} changed while the build was reading it")
+    except (OSError, ValueError):
+        pass
+    with open_file(source.file) as src, open(dest, "wb") as out:
+        if os.fstat(src.fileno()).st_ino != source.identity[1]:
+            raise FileProblem(MISSING, f"{source.rel} changed while the build was reading it")
+        shutil.copyfileobj(src, out, 1 << 20)
+
+
+def _prepare(
+    index: int,
+    tmp: Path,
+    bundle: Path,
+    sources: list[SourceFile],
+    install_dir: Path | None,
+    tc: Toolchain,
+    send: str = "lines",
+) -> _Launch:
+    """Run `index`'s sandbox directory (the bundle and hard-linked sources)
+    and its varied environment."""
+    variant = RUNS[index]
+    sandbox = tmp / f"sandbox-{index + 1}"
+    work = sandbox / variant["dir"]
+    (work / "sources").mkdir(parents=True)
+    shutil.copyfile(bundle, work / "transformer.mjs")
+    request_sources = []
+    for i, source in enumerate(sources):
+        dest = work / "sources" / f"{i}-{source.name}"
+        _place_source(source, dest)
+        request_sources.append({"name": source.name, "file": str(dest), "path": source.rel, "sha256": source.sha256})
+    request = work / "request.json"
+    request.write_bytes(
+        orjson.dumps(
+            {
+                "bundleFile": str(work / "transformer.mjs"),
+                "maxCases": MAX_CASES,
+                "send": send,
+                "sources": request_sources,
+            }
+        )
+    )
+    env = {
+        **tc.base_env(),
+        "TZ": variant["TZ"],
+        "LANG": variant["LANG"],
+        "LC_ALL": variant["LANG"],
+        "HOME": variant["HOME"],
+        "USER": variant["USER"],
+        "LOGNAME": variant["USER"],
+        "TMPDIR": str(work),
+    }
+    if variant["clock_offset_ms"]:
+        env["TRUNCHBULL_CLOCK_OFFSET_MS"] = str(variant["clock_offset_ms"])
+    env = dict(sorted(env.items(), reverse=variant["env_order"] < 0))
+    read_paths = [sandbox]
+    if install_dir:
+        read_paths.append(install_dir / "node_modules")
+    return _Launch([str(request)], read_paths, env, work, variant["umask"])
+
+
+def run_both(
+    tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Path | None, limits: Limits, on_case: OnCase
+) -> list[RunOutput]:
+    """Both runs at once. Run 1's cases go to `on_case` as they arrive and
+    are not kept; run 2 only reports the digest of its lines. After its
+    trailer each run holds on until the other has reported: its lines are
+    asked for (again) only when a comparison needs them."""
+    tc = toolchain()
+    readers = [OutputReader(on_case), OutputReader()]
+    results: list[SandboxResult | None] = [None, None]
+    failed: list[BaseException] = []
+    running: list[Running | None] = [None, None]
+    # What each run reported: its digest (holding) or, once ended, its output.
+    reports: list[str | RunOutput | None] = [None, None]
+    reported = [threading.Event(), threading.Event()]
+
+    def needs_lines(index: int) -> bool:
+        """Whether run `index`'s lines are needed to compare it with the other run."""
+        other = reports[1 - index]
+        if isinstance(other, str):
+            trailer = readers[index].trailer
+            return trailer is None or other != trailer["sha256"]
+        return other is not None and other.response is not None and other.response.get("ok") is True
+
+    # The deadline is for the transformer's own work: time spent waiting on
+    # this process (streaming at the pace of the checks, waiting for the other
+    # run) restarts it rather than counting against it.
+    def on_line(index: int, line: bytes) -> bool:
+        reader = readers[index]
+        handle = running[index]
+        assert handle is not None, "a line before the process was spawned"
+        before = reader.response
+        if reader.feed(line):
+            return False
+        if before is None and reader.streamed:
+            handle.start_deadline()
+        if not reader.holding:
+            return reader.complete
+        assert reader.trailer is not None  # holding
+        handle.stop_deadline()
+        reports[index] = reader.trailer["sha256"]
+        reported[index].set()
+        reported[1 - index].wait()
+        handle.start_deadline()
+        ask = needs_lines(index)
+        if ask:
+            reader.ask_for_lines()
+        else:
+            reader.let_go()
+        stdin = handle.proc.stdin
+        assert stdin is not None  # started with stdin_pipe=True
+        try:
+            if ask:
+                stdin.write(b"lines\n")
+                stdin.flush()
+            stdin.close()
+        except OSError:  # it ended meanwhile; its output says how
+            pass
+        return reader.complete
+
+    def run(index: int) -> None:
+        try:
+            launch = _prepare(index, tmp, bundle, sources, install_dir, tc, "lines" if index == 0 else "digest")
+            results[index] = result = stream_sandboxed(
+                JS_DIR / "compile/transform.mjs",
+                launch.args,
+                lambda line: on_line(index, line),
+                read_paths=launch.read_paths,
+                timeout=limits.deadline_s,
+                tc=tc,
+                env=launch.env,
+                cwd=launch.cwd,
+                memory_mb=limits.memory_mb,
+                umask=launch.umask,
+                stdin_pipe=True,
+                on_spawn=lambda handle: running.__setitem__(index, handle),
+            )
+            if reports[index] is None:
+                reports[index] = readers[index].output(result)
+        except BaseException as err:  # re-raised in the calling thread
+            failed.append(err)
+        finally:
+            reported[index].set()
+
+    second = threading.Thread(target=run, args=(1,))
+    second.start()
+    run(0)
+    second.join()
+    if failed:
+        raise failed[0]
+    done = [result for result in results if result is not None]
+    assert len(done) == 2  # both ran (or one failed, raised above)
+    return [reader.output(result) for reader, result in zip(readers, done)]
+
+
+def run_one(
+    index: int, tmp: Path, bundle: Path, sources: list[SourceFile], install_dir: Path | None, limits: Limits
+) -> SandboxResult:
+    """Run `index` alone, its whole output collected (for a separate expand
+    step); like run_both, it is over once its response is complete."""
+    tc = toolchain()
+    launch = _prepare(index, tmp, bundle, sources, install_dir, tc)
+    reader = OutputReader()  # only to know when the response is complete: lines are neither parsed nor kept
+    lines: list[bytes] = []
+
+    def on_line(line: bytes) -> bool:
+        lines.append(line)
+        reader.feed(line)
+        if reader.holding:  # it reads end of input next (stdin is empty) and exits
+            reader.let_go()
+        return reader.complete
+
+    result = stream_sandboxed(
+        JS_DIR / "compile/transform.mjs",
+        launch.args,
+        on_line,
+        read_paths=launch.read_paths,
+        timeout=limits.deadline_s,
+        tc=tc,
+        env=launch.env,
+        cwd=launch.cwd,
+        memory_mb=limits.memory_mb,
+        umask=launch.umask,
+    )
+    return replace(result, stdout=b"".join(lines))

@@ -1,0 +1,334 @@
+// A run worker (SPEC §8.2): runs many samples concurrently, each one AI SDK
+// `generateText` call with the case's tools and a bounded multi-step loop.
+// Started by trunchbull/run/workers.py under Node's permission model (reads
+// only in the release, its dependencies and the toolchain; no writes, child
+// processes, workers or addons; network allowed; a local model adds reads of
+// its GGUF file and runtime, and native addons), with stdout and stderr sent
+// to a log file. The protocol is on file descriptor argv[2], so user code that
+// prints cannot corrupt it.
+//
+// stdin, one JSON line each: first the run's configuration
+//   { sdk (the AI SDK bundle's path), model: { provider, model, baseUrl, apiKeyEnv, path },
+//     settings, maxSteps, timeoutMs, toolTimeoutMs, retries, slots,
+//     tools: { name: { module, description, inputSchema } } }
+// then one line per sample: { k, caseId, repeat, system, prompt, tools: [names] },
+// or { giveBack: [k, ...] } (below).
+// The end of stdin ends the worker at once (the parent has what it asked
+// for, or has gone away).
+// Protocol lines (tab-separated; records finished together share a write):
+//   ready <TAB> info JSON      the model is made; samples may come (info:
+//                              { model: what the model says of itself, or null })
+//   w <TAB> message JSON       a warning from the model (AI SDK call warnings,
+//                              e.g. an unsupported setting), once per message
+//   fatal <TAB> message        the model cannot be made (nothing was called)
+//   s <TAB> k <TAB> n          tool call (or tool-module import) n of sample k starts
+//   e <TAB> k <TAB> n          ... and ends
+//   r <TAB> k <TAB> kind|- <TAB> record JSON   sample k is done (its error kind, or -)
+//   u <TAB> k                  sample k, given back, was never started
+import { writeSync } from "node:fs";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { echoModel } from "./model_echo.mjs";
+import { createModel } from "./models.mjs";
+import { SAMPLE_HEADER, retryingFetch } from "./fetch.mjs";
+import { httpFetch } from "./http.mjs";
+import { ToolBox } from "./tools.mjs";
+import { plainStringifySafe, toJsonData } from "../shared/json_walk.mjs";
+
+const PROTOCOL_FD = Number(process.argv[2]);
+const stringify = JSON.stringify; // captured before any user code runs
+const parse = JSON.parse;
+const toolchainRequire = createRequire(`${process.env.TRUNCHBULL_TOOLCHAIN}/package.json`);
+
+// Ctrl-C reaches the whole process group: the parent stops the run and its
+// workers in order, keeping every record.
+process.on("SIGINT", () => {});
+process.on("SIGTERM", () => {});
+
+// Anything user code prints goes to the log, never to the protocol.
+for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
+
+function writeAll(text) {
+  const buf = Buffer.from(text);
+  let offset = 0;
+  while (offset < buf.length) offset += writeSync(PROTOCOL_FD, buf, offset);
+}
+
+// Records that finish in the same turn of the event loop go out together, in
+// one write; every other line (a tool starting, above all: a synchronous
+// loop may follow it) is written at once, after whatever is waiting.
+let batch = "";
+let flushing = false;
+function flush() {
+  flushing = false;
+  if (batch) {
+    const text = batch;
+    batch = "";
+    writeAll(text);
+  }
+}
+function send(text) {
+  batch += text + "\n";
+  flush();
+}
+function sendSoon(text) {
+  batch += text + "\n";
+  if (!flushing) {
+    flushing = true;
+    setImmediate(flush);
+  }
+}
+
+function errorText(err) {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  try {
+    return typeof err === "string" ? err : String(err);
+  } catch {
+    return "an error that cannot be printed";
+  }
+}
+
+// The model's call warnings (an unsupported setting, tools it cannot call):
+// each distinct one is reported once, and the run says it once.
+const warned = new Set();
+function warningText(warning) {
+  if (warning.type === "other") return warning.message;
+  if (warning.details) return warning.details;
+  return warning.type === "unsupported" ? `${warning.feature} is not supported by the model` : `${warning.feature}: compatibility mode`;
+}
+globalThis.AI_SDK_LOG_WARNINGS = ({ warnings }) => {
+  for (const warning of warnings) {
+    const text = warningText(warning);
+    if (!warned.has(text)) {
+      warned.add(text);
+      send(`w\t${stringify(text)}`);
+    }
+  }
+};
+
+let secret = null; // the API key, scrubbed from every message
+const inProgress = new Map(); // sample number → its state, for the fetch's retry count
+function scrub(text) {
+  let out = String(text);
+  if (secret) out = out.split(secret).join("[redacted]");
+  return out.replace(/(bearer\s+)[^\s"',]+/gi, "$1[redacted]");
+}
+
+function jsonSafe(value) {
+  if (value === undefined) return null;
+  try {
+    const text = stringify(value); // what the model was sent (toJSON included)
+    return text === undefined ? null : parse(text);
+  } catch {
+    return errorText(value);
+  }
+}
+
+function classify(err, sample) {
+  if (sample.failure) return { kind: sample.failure.trunchbullKind ?? "error", message: sample.failure.message };
+  if (err && typeof err === "object" && typeof err.trunchbullKind === "string") return { kind: err.trunchbullKind, message: err.message };
+  const status = err && typeof err === "object" ? err.statusCode : undefined;
+  if (status === 429) return { kind: "rate-limit", message: `${errorText(err)} (HTTP 429 after ${sample.retries} retries)` };
+  if (typeof status === "number") return { kind: "provider", message: `${errorText(err)} (HTTP ${status})` };
+  const cause = err && typeof err === "object" && err.cause ? `; cause: ${errorText(err.cause)}` : "";
+  return { kind: "provider", message: `${errorText(err)}${cause}` };
+}
+
+function usageOf(u) {
+  const n = (v) => (Number.isFinite(v) ? v : null);
+  return { inputTokens: n(u?.inputTokens), outputTokens: n(u?.outputTokens), totalTokens: n(u?.totalTokens) };
+}
+
+function addUsage(total, u) {
+  for (const key of ["inputTokens", "outputTokens", "totalTokens"]) {
+    if (Number.isFinite(u?.[key])) total[key] = (total[key] ?? 0) + u[key];
+  }
+}
+
+function stepParts(step, calls, results) {
+  for (const call of step.toolCalls ?? []) {
+    calls.push({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input: jsonSafe(call.input) });
+  }
+  for (const part of step.content ?? []) {
+    if (part.type === "tool-result") {
+      results.push({ toolCallId: part.toolCallId, toolName: part.toolName, output: jsonSafe(part.output) });
+    } else if (part.type === "tool-error") {
+      results.push({ toolCallId: part.toolCallId, toolName: part.toolName, error: scrub(errorText(part.error)) });
+    }
+  }
+}
+
+// stdin split into lines by hand: a readline async iterator costs a promise
+// and a turn per line, and the samples come in batches.
+let pendingText = "";
+let onLine = null; // set once the worker is ready; until then lines wait
+const waiting = [];
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk) => {
+  const parts = (pendingText + chunk).split("\n");
+  pendingText = parts.pop();
+  for (const line of parts) {
+    if (!line) continue;
+    if (onLine) onLine(line);
+    else waiting.push(line);
+  }
+});
+// End of input: the run has every record it asked for, or is gone. Either
+// way nothing here is wanted any more.
+process.stdin.on("end", () => {
+  flush();
+  process.exit(0);
+});
+const firstLine = await new Promise((resolve) => {
+  onLine = (line) => {
+    onLine = null;
+    resolve(line);
+  };
+});
+const config = parse(firstLine);
+
+let ai;
+let model;
+let toolBox;
+try {
+  ai = await import(pathToFileURL(config.sdk).href); // the AI SDK and the provider, one bundle
+  const spec = { ...config.model };
+  if (spec.apiKeyEnv) {
+    spec.apiKey = process.env[spec.apiKeyEnv];
+    secret = spec.apiKey || null;
+    delete process.env[spec.apiKeyEnv]; // tools run in this process: they never see the key
+  }
+  model = await createModel(spec, ai, retryingFetch(config.retries, inProgress, httpFetch));
+  toolBox = new ToolBox(config.tools, {
+    ai, aiFallback: toolchainRequire.resolve("ai"), toolTimeoutMs: config.toolTimeoutMs,
+    onStart: (k, n) => send(`s\t${k}\t${n}`), onEnd: (k, n) => send(`e\t${k}\t${n}`),
+  });
+  await toolBox.preload();
+  // The AI SDK's first call initializes it (~0.2 s): made here, with the
+  // built-in echo model, so that no sample's latency includes it.
+  await ai.generateText({ model: echoModel(), prompt: "warm-up", maxRetries: 0 });
+} catch (err) {
+  send(`fatal\t${stringify(scrub(errorText(err)))}`);
+  process.exit(1);
+}
+const described = typeof model.describe === "function" ? jsonSafe(model.describe()) : null;
+send(`ready\t${stringify({ model: described, rssBytes: process.memoryUsage().rss })}`);
+
+const settings = config.settings;
+
+async function runSample(request) {
+  const started = performance.now();
+  const controller = new AbortController();
+  const sample = { k: request.k, controller, failure: null, retries: 0 };
+  inProgress.set(request.k, sample);
+  const calls = [];
+  const results = [];
+  const usage = {};
+  let steps = 0;
+  let lastFinish = null;
+  const timer = setTimeout(() => {
+    const err = new Error(`the sample did not finish within the ${config.timeoutMs / 1000} s timeout`);
+    err.trunchbullKind = "timeout";
+    sample.failure ??= err;
+    controller.abort(err);
+  }, config.timeoutMs);
+  let output = "";
+  let finishReason = null;
+  let error = null;
+  try {
+    await (async () => {
+      const tools = request.tools.length ? await toolBox.toolsFor(request.tools, sample) : undefined;
+      const result = await ai.generateText({
+        model,
+        system: request.system ?? undefined,
+        prompt: request.prompt,
+        tools,
+        stopWhen: ai.stepCountIs(config.maxSteps),
+        maxRetries: 0,
+        // Every sample is recorded here; the SDK's tracing-channel telemetry
+        // would only copy each event for subscribers that do not exist (~25%
+        // of a worker's time with the echo model).
+        telemetry: { isEnabled: false },
+        abortSignal: controller.signal,
+        providerOptions: { trunchbull: { caseId: request.caseId, repeat: request.repeat } },
+        headers: { [SAMPLE_HEADER]: String(request.k) },
+        ...settings,
+        onStepFinish: (step) => {
+          steps += 1;
+          lastFinish = step.finishReason;
+          stepParts(step, calls, results);
+          addUsage(usage, step.usage);
+        },
+      });
+      output = result.text;
+      finishReason = result.finishReason ?? lastFinish;
+    })();
+  } catch (err) {
+    error = classify(err, sample);
+    error.message = scrub(error.message);
+    finishReason = lastFinish;
+  } finally {
+    clearTimeout(timer);
+    inProgress.delete(request.k);
+  }
+  const record = {
+    caseId: request.caseId,
+    repeat: request.repeat,
+    output,
+    toolCalls: calls,
+    toolResults: results,
+    steps,
+    finishReason,
+    usage: usageOf(usage),
+    latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+    attempts: 1 + sample.retries,
+    cached: false,
+    error,
+  };
+  let line;
+  try {
+    // Tool code may have made a toJSON reachable from plain objects: then the
+    // record goes out as a null-prototype copy, which JSON.stringify cannot hook.
+    line = plainStringifySafe() ? stringify(record) : stringify(toJsonData(record).value);
+  } catch (err) {
+    record.output = "";
+    record.toolCalls = [];
+    record.toolResults = [];
+    record.error = { kind: "record", message: `the sample cannot be recorded: ${errorText(err)}` };
+    line = stringify(record);
+  }
+  sendSoon(`r\t${request.k}\t${record.error ? record.error.kind : "-"}\t${line}`);
+}
+
+// At most `config.slots` samples run at once (null: no limit here); the
+// parent sends a few more than that, which wait here in order, so that a
+// finished sample's slot is filled at once instead of after a round trip to
+// the parent (which counts the same way: see run/workers.py). A line
+// { "giveBack": [k, ...] } asks for waiting samples back (another worker is
+// idle): each one still waiting is dropped and answered `u <TAB> k`.
+const slots = config.slots ?? Infinity;
+const queued = [];
+let running = 0;
+function launch(request) {
+  running += 1;
+  runSample(request)
+    .catch((err) => process.stderr.write(`trunchbull run worker: ${errorText(err)}\n`))
+    .finally(() => {
+      running -= 1;
+      if (queued.length) launch(queued.shift());
+    });
+}
+function giveBack(ks) {
+  const wanted = new Set(ks);
+  for (let i = queued.length - 1; i >= 0; i--) {
+    if (wanted.has(queued[i].k)) sendSoon(`u\t${queued.splice(i, 1)[0].k}`);
+  }
+}
+function startSample(line) {
+  const request = parse(line);
+  if (request.giveBack) giveBack(request.giveBack);
+  else if (running < slots) launch(request);
+  else queued.push(request);
+}
+onLine = startSample;
+for (const line of waiting.splice(0)) startSample(line);

@@ -1,0 +1,271 @@
+"""Running Node: the trusted helper process (config reading, bundling), and
+sandboxed runs of user code. The toolchain itself is in toolchain.py."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Callable
+
+import orjson
+
+from trunchbull.common import lifetime
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.node.toolchain import JS_DIR, Toolchain, start_helper
+
+fcntl: ModuleType | None
+try:
+    import fcntl
+except ImportError:  # not POSIX
+    fcntl = None
+
+DEFAULT_MEMORY_MB = 2048
+
+
+class HelperTimeout(Exception):
+    """The helper did not answer within the deadline (and was stopped)."""
+
+
+class NodeHelper:
+    """The trusted helper (js/helper.mjs): config reading and esbuild bundling.
+    One long-lived process per compile, answering one JSON line per request."""
+
+    def __init__(self, tc: Toolchain, started: subprocess.Popen | None = None):
+        """`started`: the helper process, when it was started early (toolchain.start_helper_early)."""
+        self._proc = started or start_helper(tc)
+        self._lock = threading.Lock()
+
+    def request(self, payload: dict, timeout: float | None = None) -> dict:
+        """The helper's answer; with `timeout`, HelperTimeout when it takes
+        longer (the helper is then stopped: esbuild may be blocked on a file)."""
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            lifetime.stop(self._proc)
+
+        timer = threading.Timer(timeout, expire) if timeout else None
+        with self._lock:
+            assert self._proc.stdin and self._proc.stdout
+            try:
+                if timer:
+                    timer.start()
+                self._proc.stdin.write(orjson.dumps(payload) + b"\n")
+                self._proc.stdin.flush()
+                line = self._proc.stdout.readline()
+            except OSError:  # the helper is gone
+                line = b""
+            finally:
+                if timer:
+                    timer.cancel()
+        if expired.is_set():
+            raise HelperTimeout(f"the Node helper did not answer within {timeout:g} s")
+        if not line:
+            err = self._proc.stderr.read().decode(errors="replace") if self._proc.stderr else ""
+            raise UsageError(f"the Node helper stopped unexpectedly: {err.strip()[-2000:]}")
+        try:
+            response = orjson.loads(line)
+        except orjson.JSONDecodeError as err:
+            raise UsageError(f"the Node helper answered with invalid JSON: {err}") from None
+        if not isinstance(response, dict):
+            raise UsageError("the Node helper answered with something other than an object")
+        if "fatal" in response:
+            raise UsageError(f"the Node helper failed: {response['fatal']}")
+        return response
+
+    def close(self) -> None:
+        """End of input stops the helper: it stops esbuild's service, waits
+        for it and exits, while the compile goes on (lifetime.shutdown()
+        waits for that exit before the command returns)."""
+        if self._proc.poll() is None:
+            assert self._proc.stdin
+            try:
+                self._proc.stdin.close()
+            except OSError:
+                pass
+
+    def __enter__(self) -> "NodeHelper":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def log_tail(log, limit: int = 1500, lines: int = 12) -> str:
+    """The last non-blank lines of a worker's log file (an open binary file),
+    for a message about why it stopped."""
+    try:
+        log.seek(0, os.SEEK_END)
+        size = log.tell()
+        log.seek(max(0, size - limit))
+        text = log.read().decode(errors="replace").strip()
+    except (OSError, ValueError):
+        return ""
+    return "\n".join([line for line in text.splitlines() if line.strip()][-lines:])
+
+
+@dataclass
+class SandboxResult:
+    returncode: int | None  # None: killed at the deadline, or stopped once its response was complete
+    stdout: bytes
+    stderr: str
+    timed_out: bool
+    complete: bool = False  # the caller had the whole response and stopped the process without waiting for its exit
+
+
+def sandbox_flags(read_paths: list[Path], memory_mb: int = DEFAULT_MEMORY_MB) -> list[str]:
+    """Node's permission model: reads only where listed; no writes, child
+    processes, workers or native addons."""
+    flags = ["--permission", f"--max-old-space-size={memory_mb}", "--disable-warning=ExperimentalWarning"]
+    # Node checks real paths: a read path reached through a symlink (a Pants
+    # immutable input, a linked node_modules) is allowed by its target too.
+    for path in sorted({str(p) for p in read_paths} | {str(Path(p).resolve()) for p in read_paths}):
+        flags.append(f"--allow-fs-read={path}")
+    return flags
+
+
+_no_network: list[str] | None = None
+
+
+def no_network_prefix() -> list[str]:
+    """`unshare -n` (a fresh network namespace: no interfaces but a down
+    loopback) when the platform allows it, i.e. running as root on Linux with
+    unshare available; else [] and user code keeps the host's network."""
+    global _no_network
+    if _no_network is None:
+        unshare = shutil.which("unshare")
+        _no_network = []
+        if unshare and hasattr(os, "geteuid") and os.geteuid() == 0 and not os.environ.get("TRUNCHBULL_NO_UNSHARE"):
+            probe = lifetime.run([unshare, "-n", "true"])
+            if probe.returncode == 0:
+                _no_network = [unshare, "-n", "--"]
+    return _no_network
+
+
+def _sandboxed_command(
+    script: Path, args: list[str], read_paths: list[Path], tc: Toolchain, memory_mb: int
+) -> list[str]:
+    return [
+        *no_network_prefix(),
+        str(tc.node),
+        *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb),
+        str(script),
+        *args,
+    ]
+
+
+STREAM_BUFFER = 1 << 20
+_F_SETPIPE_SZ = 1031  # Linux: grow the pipe so a streaming writer blocks less often
+
+
+class Running:
+    """A streaming sandboxed process, for a caller that also talks to it or
+    paces it: the time the process spends waiting on the caller need not
+    count against its deadline."""
+
+    def __init__(self, proc: subprocess.Popen, timeout: float, expire: Callable[[], None]):
+        self.proc = proc
+        self._timeout = timeout
+        self._expire = expire
+        self._timer = threading.Timer(timeout, expire)
+        self._lock = threading.Lock()
+
+    def start_deadline(self) -> None:
+        """(Re)start the full deadline from now."""
+        with self._lock:
+            self._timer.cancel()
+            self._timer = threading.Timer(self._timeout, self._expire)
+            self._timer.start()
+
+    def stop_deadline(self) -> None:
+        with self._lock:
+            self._timer.cancel()
+
+
+def stream_sandboxed(
+    script: Path,
+    args: list[str],
+    on_line,
+    *,
+    read_paths: list[Path],
+    timeout: float,
+    tc: Toolchain,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    umask: int = -1,
+    stdin_pipe: bool = False,
+    on_spawn: Callable[[Running], None] | None = None,
+) -> SandboxResult:
+    """Runs `script` under the sandbox (sandbox_flags, no network where
+    possible, its own process group, a deadline) and hands each non-blank
+    stdout line to `on_line` as soon as Node writes it, so the caller can work
+    while Node goes on.
+    When `on_line` returns True the response is complete: the process is
+    killed and reaped in the background, since tearing down a large Node heap
+    takes tens of milliseconds nobody needs to wait for (stderr is then not
+    collected). `on_spawn` gets a handle on the process (its deadline; with
+    `stdin_pipe`, its stdin to answer it); otherwise stdin is empty."""
+    cmd = _sandboxed_command(script, args, read_paths, tc, memory_mb)
+    proc = lifetime.spawn(
+        cmd,
+        stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env if env is not None else tc.base_env(),
+        cwd=cwd,
+        umask=umask,
+        bufsize=STREAM_BUFFER,
+    )
+    out_pipe, err_pipe = proc.stdout, proc.stderr
+    assert out_pipe is not None and err_pipe is not None  # both piped
+    if fcntl is not None:
+        try:
+            fcntl.fcntl(out_pipe.fileno(), _F_SETPIPE_SZ, STREAM_BUFFER)
+        except OSError:
+            pass
+    timed_out = threading.Event()
+
+    def expire() -> None:
+        timed_out.set()
+        lifetime.stop(proc)
+
+    stderr_chunks: list[bytes] = []
+    drain = threading.Thread(target=lambda: stderr_chunks.append(err_pipe.read()), daemon=True)
+    drain.start()
+    running = Running(proc, timeout, expire)
+    running.start_deadline()
+    if on_spawn:
+        on_spawn(running)
+    complete = False
+    try:
+        for line in out_pipe:
+            if not line.isspace() and on_line(line):
+                complete = True
+                break
+        if not complete:
+            proc.wait()
+    finally:
+        running.stop_deadline()
+        if proc.stdin:
+            try:
+                proc.stdin.close()
+            except OSError:  # the process is gone
+                pass
+        if proc.poll() is None:
+            lifetime.stop(proc)
+            if complete:
+                lifetime.reap_in_background(proc)
+            else:
+                proc.wait()
+        if not complete:
+            drain.join()
+    if complete:
+        return SandboxResult(None, b"", "", False, complete=True)
+    stderr = b"".join(stderr_chunks).decode(errors="replace")
+    return SandboxResult(None if timed_out.is_set() else proc.returncode, b"", stderr, timed_out.is_set())

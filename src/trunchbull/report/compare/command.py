@@ -1,0 +1,42 @@
+"""`trunchbull compare RUN_A RUN_B` (SPEC §9): prints the comparison (or
+its JSON) and exits 1 with --fail-on-regression when B is significantly
+worse overall, else 0; unusable run directories are usage errors (2)."""
+
+from __future__ import annotations
+
+import sys
+
+import orjson
+
+from trunchbull.common.gc_pause import gc_paused
+from trunchbull.report.compare.comparison import compare_runs
+from trunchbull.report.compare.paired import significantly_worse
+from trunchbull.report.compare.text import render_comparison
+from trunchbull.rundir.reader import read_run_dir
+
+EXIT_OK, EXIT_REGRESSED = 0, 1
+
+
+def compare_command(args) -> int:
+    with gc_paused():
+        return _compare_command(args)
+
+
+def _compare_command(args) -> int:
+    a, b = read_run_dir(args.run_a), read_run_dir(args.run_b)
+    comparison = compare_runs(a, b, allow_release_change=args.allow_release_change)
+    worse = significantly_worse(comparison)
+    code = EXIT_REGRESSED if args.fail_on_regression and worse else EXIT_OK
+    if args.json:
+        out = {**comparison, "significantlyWorse": worse, "exitCode": code}
+        sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        print(render_comparison(comparison, comparison["a"], comparison["b"]))
+    if code == EXIT_REGRESSED:
+        ci = comparison["overall"]["ci"]
+        print(
+            f"trunchbull: --fail-on-regression: B is significantly worse than A (difference "
+            f"{comparison['overall']['difference']:+.4g}, 95% CI [{ci[0]:+.4g}, {ci[1]:+.4g}])",
+            file=sys.stderr,
+        )
+    return code

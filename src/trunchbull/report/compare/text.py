@@ -1,0 +1,95 @@
+"""The terminal rendering of a comparison (paired.py): one row per eval and
+the overall row, then the regressed and fixed cases."""
+
+from __future__ import annotations
+
+from trunchbull.common.text_table import table_lines
+
+LISTED = 50  # cases listed per kind; the JSON output has all of them
+
+COLUMNS = ("eval", "cases", "A mean", "B mean", "B - A", "SE", "95% CI", "regressed", "fixed", "unchanged", "left out")
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.3f}"
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _interval(ci: list[float] | None) -> str:
+    return "" if not ci else f"[{ci[0]:+.3f}, {ci[1]:+.3f}]"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.0f}%"
+
+
+def _run_line(label: str, run: dict) -> str:
+    release = run["release"]
+    title = (release.get("title") or "") + (f" {release['version']}" if release.get("version") else "")
+    return f"{label}: {run['runDir']}  model {run['model']}  release {title} ({release.get('digest')})"
+
+
+def _cases(title: str, items: list[dict] | list[str]) -> list[str]:
+    if not items:
+        return []
+    out = [f"{title} ({len(items):,}):"]
+    for item in items[:LISTED]:
+        if isinstance(item, str):
+            out.append(f"  {item}")
+        else:
+            out.append(
+                f"  {item['caseId']}  pass {_pct(item['a']['passRate'])} -> {_pct(item['b']['passRate'])}, "
+                f"score {_number(item['a']['score'])} -> {_number(item['b']['score'])}"
+            )
+    if len(items) > LISTED:
+        out.append(f"  … and {len(items) - LISTED:,} more (--json lists them all)")
+    return out
+
+
+def render_comparison(comparison: dict, a: dict, b: dict) -> str:
+    """`a`, `b`: each run's runDir, model and release."""
+    rows = [*comparison["evals"].items(), ("overall", comparison["overall"])]
+    cells = [COLUMNS]
+    for eval_id, g in rows:
+        cells.append(
+            (
+                eval_id,
+                f"{g['n']:,}",
+                _number(g["meanA"]),
+                _number(g["meanB"]),
+                _signed(g["difference"]),
+                _number(g["standardError"]),
+                _interval(g["ci"]),
+                f"{g['regressed']:,}",
+                f"{g['fixed']:,}",
+                f"{g['unchanged']:,}",
+                f"{g['excluded']:,}",
+            )
+        )
+    out = [
+        _run_line("A", a),
+        _run_line("B", b),
+        "paired difference of mean scores (B - A) over the cases both runs graded; 95% CI: paired t",
+        *table_lines(cells),
+    ]
+    overall = comparison["overall"]
+    if overall["excluded"]:
+        out.append(f"left out: {overall['excluded']:,} case(s) without a non-error sample in both runs")
+    ci = overall["ci"]
+    if ci is None:
+        out.append("verdict: too few shared cases for an interval")
+    elif ci[1] < 0:
+        out.append("verdict: B is significantly worse than A (the 95% CI is below 0)")
+    elif ci[0] > 0:
+        out.append("verdict: B is significantly better than A (the 95% CI is above 0)")
+    else:
+        out.append("verdict: no significant difference (the 95% CI contains 0)")
+    changed = comparison["changedCases"]
+    out += _cases("regressed", [c for c in changed if c["change"] == "regressed"])
+    out += _cases("fixed", [c for c in changed if c["change"] == "fixed"])
+    out += _cases("added (only in B)", comparison["addedCases"])
+    out += _cases("removed (only in A)", comparison["removedCases"])
+    return "\n".join(out)

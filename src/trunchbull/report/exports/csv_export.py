@@ -1,0 +1,83 @@
+"""A run's results as one flat CSV (SPEC §9), one row per sample, written
+with the standard library's csv module. Structured fields (details, tool
+calls) are JSON text in their cell."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import orjson
+
+from trunchbull.rundir.reader import RunDirectory
+
+COLUMNS = (
+    "caseId",
+    "evalId",
+    "repeat",
+    "outcome",
+    "score",
+    "evaluator",
+    "message",
+    "details",
+    "output",
+    "toolCalls",
+    "finishReason",
+    "steps",
+    "inputTokens",
+    "outputTokens",
+    "totalTokens",
+    "latencyMs",
+    "attempts",
+    "cached",
+    "errorKind",
+    "errorMessage",
+)
+
+
+def _cell(value: object) -> object:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return orjson.dumps(value).decode()
+    return value
+
+
+def results_csv(run: RunDirectory) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(COLUMNS)
+    for row in run.results:
+        record = run.record_of(row) or {}
+        usage: dict = record["usage"] if type(record.get("usage")) is dict else {}
+        error: dict = record["error"] if type(record.get("error")) is dict else {}
+        writer.writerow(
+            [
+                _cell(v)
+                for v in (
+                    row["caseId"],
+                    row["evalId"],
+                    row.get("repeat", 0),
+                    row["outcome"],
+                    row.get("score"),
+                    row.get("evaluator"),
+                    row.get("message"),
+                    row.get("details"),
+                    record.get("output"),
+                    record.get("toolCalls") if record else None,
+                    record.get("finishReason"),
+                    record.get("steps"),
+                    usage.get("inputTokens"),
+                    usage.get("outputTokens"),
+                    usage.get("totalTokens"),
+                    record.get("latencyMs"),
+                    record.get("attempts"),
+                    record.get("cached"),
+                    error.get("kind"),
+                    error.get("message"),
+                )
+            ]
+        )
+    return out.getvalue()

@@ -1,0 +1,149 @@
+"""The data an HTML report embeds: one JSON object, compact enough for
+25,000 samples. Every string (case IDs, prompts, outputs, messages, details
+and tool calls as JSON text) is stored once in a shared table and referred to
+by index (-1: none); each run's samples are columns of equal length. The
+front end (report/html/web/data.js) reads it back."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit, urlunsplit
+
+import orjson
+
+from trunchbull import __version__
+from trunchbull.report.html.release_cases import ReleaseCases
+from trunchbull.rundir.reader import RunDirectory
+
+OUTCOME_CODES = {"pass": 0, "fail": 1, "error": 2}
+
+
+class StringTable:
+    def __init__(self) -> None:
+        self.strings: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def __call__(self, value: str | None) -> int:
+        if value is None:
+            return -1
+        index = self._index.get(value)
+        if index is None:
+            index = self._index[value] = len(self.strings)
+            self.strings.append(value)
+        return index
+
+
+def public_url(url: str | None) -> str | None:
+    """A base URL without credentials, query or fragment (a key may hide there)."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _meta(run: RunDirectory) -> dict:
+    meta = run.meta
+    release = meta.get("release") or {}
+    return {
+        "runDir": str(run.path),
+        "model": run.model,
+        "baseUrl": public_url(meta.get("baseUrl")),
+        "repeat": meta.get("repeat"),
+        "settings": meta.get("settings"),
+        "filters": meta.get("filters"),
+        "startedAt": meta.get("startedAt"),
+        "finishedAt": meta.get("finishedAt"),
+        "trunchbull": meta.get("trunchbull"),
+        "release": {"title": release.get("title"), "version": release.get("version"), "digest": run.digest},
+    }
+
+
+def _number(value) -> float | int | None:
+    return value if type(value) in (int, float) else None
+
+
+def build_payload(title: str, runs: list[tuple[str, RunDirectory, ReleaseCases]], comparison: dict | None) -> dict:
+    """`runs`: (label, run directory, its release's cases), the report's run first."""
+    intern = StringTable()
+    dumps = orjson.dumps
+    case_index: dict[str, int] = {}
+    case_cols: dict[str, list[int]] = {"id": [], "eval": [], "prompt": [], "system": []}
+    out_runs = []
+    for label, run, release in runs:
+        known = release.cases or {}
+        cols: dict[str, list] = {
+            key: []
+            for key in (
+                "case",
+                "repeat",
+                "outcome",
+                "score",
+                "latency",
+                "tokIn",
+                "tokOut",
+                "tokTotal",
+                "output",
+                "message",
+                "evaluator",
+                "finish",
+                "steps",
+                "attempts",
+                "cached",
+                "recorded",
+                "error",
+                "details",
+                "tools",
+            )
+        }
+        for row in run.results:
+            case_id = row["caseId"]
+            c = case_index.get(case_id)
+            if c is None:
+                c = case_index[case_id] = len(case_cols["id"])
+                case = known.get(case_id)
+                case_cols["id"].append(intern(case_id))
+                case_cols["eval"].append(intern(row["evalId"]))
+                case_cols["prompt"].append(intern(case.get("prompt")) if case else -1)
+                case_cols["system"].append(intern(case.get("systemPrompt")) if case else -1)
+            elif case_cols["prompt"][c] == -1 and case_id in known:
+                case_cols["prompt"][c] = intern(known[case_id].get("prompt"))
+                case_cols["system"][c] = intern(known[case_id].get("systemPrompt"))
+            record = run.record_of(row)
+            rec = record or {}
+            usage: dict = rec["usage"] if type(rec.get("usage")) is dict else {}
+            calls, results = rec.get("toolCalls") or [], rec.get("toolResults") or []
+            error = rec.get("error")
+            cols["case"].append(c)
+            cols["repeat"].append(row.get("repeat", 0))
+            cols["outcome"].append(OUTCOME_CODES[row["outcome"]])
+            cols["score"].append(row.get("score"))
+            cols["latency"].append(_number(rec.get("latencyMs")))
+            cols["tokIn"].append(_number(usage.get("inputTokens")))
+            cols["tokOut"].append(_number(usage.get("outputTokens")))
+            cols["tokTotal"].append(_number(usage.get("totalTokens")))
+            cols["output"].append(intern(rec.get("output")) if type(rec.get("output")) is str else -1)
+            cols["message"].append(intern(row.get("message")))
+            cols["evaluator"].append(intern(row.get("evaluator")))
+            cols["finish"].append(intern(rec.get("finishReason")) if type(rec.get("finishReason")) is str else -1)
+            cols["steps"].append(_number(rec.get("steps")))
+            cols["attempts"].append(_number(rec.get("attempts")))
+            cols["cached"].append(1 if rec.get("cached") is True else 0)
+            cols["recorded"].append(0 if record is None else 1)
+            cols["error"].append(intern(dumps(error).decode()) if error else -1)
+            details = row.get("details")
+            cols["details"].append(-1 if details is None else intern(dumps(details).decode()))
+            cols["tools"].append(
+                intern(dumps({"calls": calls, "results": results}).decode()) if calls or results else -1
+            )
+        out_runs.append(
+            {"label": label, "meta": _meta(run), "summary": run.summary, "note": release.note, "samples": cols}
+        )
+    return {
+        "title": title,
+        "generator": f"trunchbull {__version__}",
+        "strings": intern.strings,
+        "cases": case_cols,
+        "runs": out_runs,
+        "comparison": comparison,
+    }

@@ -1,0 +1,150 @@
+"""The run directory (SPEC §8.3) and its append-only record log.
+
+Each sample is written once, as one line, when it completes (the records
+that complete together go out in one `write()` on a file opened with
+O_APPEND), fsynced at least once a second (on another thread) and at exit. Resume reads the log back, drops a torn last line (a
+crash mid-write), and never rewrites what was recorded, except that
+`--rerun-errors` replaces the file, atomically, with its lines that have no
+error. results.jsonl, summary.json and the report are derived from the log.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.common.files import write_atomic
+from trunchbull.common.jsonl import read_lines
+from trunchbull.common.userfiles import MISSING, FileProblem, read_file
+
+RUN_JSON = "run.json"
+RESPONSES = "responses.jsonl"
+RESULTS = "results.jsonl"
+SUMMARY = "summary.json"
+SYNC_INTERVAL_S = 1.0
+
+
+def write_json(path: Path, value: object) -> None:
+    write_atomic(path, orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def read_run_json(run_dir: Path) -> dict:
+    path = run_dir / RUN_JSON
+    try:
+        data = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise UsageError(f"{run_dir} has no {RUN_JSON}: it is not a run directory") from None
+    except (OSError, orjson.JSONDecodeError) as err:
+        raise UsageError(f"{path} cannot be read: {err}") from None
+    if type(data) is not dict:
+        raise UsageError(f"{path} is not a JSON object")
+    return data
+
+
+@dataclass
+class RecordedRun:
+    """What a run's log holds: the records by (case ID, repeat), in log order."""
+
+    records: dict[tuple[str, int], dict]
+    torn: bool = False  # a torn last line was dropped
+    duplicates: int = 0  # later lines for a sample already recorded (ignored)
+
+
+def read_records(path: Path, drop_torn: bool = False) -> RecordedRun:
+    """The records of a log. A last line without its newline is torn (the
+    process died writing it): with `drop_torn`, it is cut off the file so
+    that the next record starts on a line of its own."""
+    try:
+        data = read_file(path)
+    except FileProblem as problem:
+        if problem.kind == MISSING:
+            return RecordedRun({})
+        raise UsageError(f"{path} {problem}") from None
+    torn = bool(data) and not data.endswith(b"\n")
+    end = data.rfind(b"\n") + 1
+    if torn and drop_torn:
+        os.truncate(path, end)
+    records: dict[tuple[str, int], dict] = {}
+    duplicates = 0
+    # The same defensive reader as grade's (jsonl.py); the torn last line is left out.
+    for number, row, line_problem in read_lines(data[:end] if torn else data):
+        if line_problem is not None:
+            raise UsageError(
+                f"{path}:{number}: not a record ({line_problem.message}); "
+                "the log was changed by hand, or by something other than trunchbull"
+            )
+        if type(row) is not dict or type(row.get("caseId")) is not str or type(row.get("repeat")) is not int:
+            raise UsageError(f"{path}:{number}: not a record (needs a string caseId and an integer repeat)")
+        key = (row["caseId"], row["repeat"])
+        if key in records:
+            duplicates += 1
+            continue
+        records[key] = row
+    return RecordedRun(records, torn, duplicates)
+
+
+def drop_error_records(path: Path, run: RecordedRun) -> int:
+    """--rerun-errors: replace the log, atomically, with its records that have
+    no error; the number dropped."""
+    kept = {key: row for key, row in run.records.items() if not row.get("error")}
+    dropped = len(run.records) - len(kept)
+    if dropped:
+        write_atomic(path, b"".join(orjson.dumps(row) + b"\n" for row in kept.values()))
+        run.records = kept
+    return dropped
+
+
+class RecordLog:
+    """responses.jsonl, open for appending."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._pending = bytearray()
+        self._dirty = False
+        self._stop = threading.Event()
+        self._syncer = threading.Thread(target=self._sync_loop, name="record-log-fsync", daemon=True)
+        self._syncer.start()
+
+    def append(self, line: bytes) -> None:
+        """One record, one complete line, held until flush()."""
+        self._pending += line
+
+    def flush(self) -> None:
+        """Write the records appended since the last flush, in one write
+        (retried only for the rest of a short write). Called as soon as the
+        records that finished together have been appended."""
+        if not self._pending:
+            return
+        view = memoryview(self._pending)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        del view
+        self._pending.clear()
+        self._dirty = True
+
+    def _sync_loop(self) -> None:
+        while not self._stop.wait(SYNC_INTERVAL_S):
+            self.sync()
+
+    def sync(self) -> None:
+        if self._dirty:
+            self._dirty = False
+            try:
+                os.fsync(self._fd)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.flush()
+        self._stop.set()
+        self._syncer.join()
+        self._dirty = True
+        self.sync()
+        os.close(self._fd)
