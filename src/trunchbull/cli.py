@@ -14,8 +14,7 @@ import orjson
 from trunchbull import __version__
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError, render_json, report_internal_error
-from trunchbull.common.userfiles import display, exists
-from trunchbull.compile.building import build_release, compile_root, describe_counts
+from trunchbull.compile.building import build_release, compile_root
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -252,7 +251,7 @@ def cmd_check(args) -> int:
             sys.stdout.buffer.write(render_json(outcome.diagnostics.sorted()) + b"\n")
         else:
             assert outcome.release is not None  # compiled without errors
-            print(f"ok: {describe_counts(outcome.release.manifest['counts'])}")
+            print(f"ok: {outcome.release.manifest.describe_counts()}")
     return code
 
 
@@ -265,89 +264,33 @@ def cmd_build(args) -> int:
     if args.json:
         summary = {
             "release": str(out),
-            "digest": manifest["digest"],
-            "counts": manifest["counts"],
+            "digest": manifest.digest,
+            "counts": manifest.counts,
             "diagnostics": [d.to_json() for d in outcome.diagnostics.sorted()],
         }
         sys.stdout.buffer.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        print(f"built {out}: {describe_counts(manifest['counts'])}")
-        print(f"digest {manifest['digest']}")
+        print(f"built {out}: {manifest.describe_counts()}")
+        print(f"digest {manifest.digest}")
     return EXIT_OK
-
-
-def _read(path: Path):
-    from trunchbull.release.format import ReleaseError, read_release
-
-    if not exists(path):
-        raise UsageError(f"{display(str(path))} does not exist")
-    try:
-        return read_release(path)
-    except (ReleaseError, OSError) as err:
-        raise UsageError(str(err)) from None
 
 
 def cmd_verify(args) -> int:
-    from trunchbull.release.format import verify
+    from trunchbull.release.commands import verify_command
 
-    problems = verify(_read(args.release))
-    for problem in problems:
-        print(f"{args.release}: {problem}", file=sys.stderr)
-    if problems:
-        print(
-            f"trunchbull: release does not verify ({len(problems)} problem{'s' * (len(problems) != 1)})",
-            file=sys.stderr,
-        )
-        return EXIT_INVALID
-    print(f"ok: {args.release} verifies")
-    return EXIT_OK
+    return verify_command(args)
 
 
 def cmd_inspect(args) -> int:
-    manifest = _read(args.release).manifest
-    if args.json:
-        summary = {k: manifest.get(k) for k in ("title", "version", "digest", "counts")}
-        summary["evals"] = [
-            {k: e[k] for k in ("id", "title", "caseCount", "evaluatorKinds")} for e in manifest["evals"]
-        ]
-        summary["tools"] = [t["name"] for t in manifest["tools"]]
-        sys.stdout.buffer.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
-        return EXIT_OK
-    version = f" {manifest['version']}" if manifest.get("version") else ""
-    print(f"{manifest['title']}{version}  ({manifest['digest']})")
-    counts = manifest["counts"]
-    print(describe_counts(counts))
-    print()
-    width = max([len(e["id"]) for e in manifest["evals"]] + [4])
-    print(f"{'eval'.ljust(width)}  cases  evaluators")
-    for entry in manifest["evals"]:
-        print(f"{entry['id'].ljust(width)}  {entry['caseCount']:5d}  {', '.join(entry['evaluatorKinds'])}")
-    if manifest["tools"]:
-        print()
-        print("tools:")
-        for tool in manifest["tools"]:
-            print(f"  {tool['name']}  {tool['description']}")
-    return EXIT_OK
+    from trunchbull.release.commands import inspect_command
+
+    return inspect_command(args)
 
 
 def cmd_diff(args) -> int:
-    from trunchbull.release.format import diff
+    from trunchbull.release.commands import diff_command
 
-    result = diff(_read(args.a), _read(args.b))
-    if args.json:
-        sys.stdout.buffer.write(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
-        return EXIT_OK
-    for section in ("cases", "tools"):
-        part = result[section]
-        for name in part["added"]:
-            print(f"+ {section[:-1]} {name}")
-        for name in part["removed"]:
-            print(f"- {section[:-1]} {name}")
-        for change in part["changed"]:
-            print(f"~ {section[:-1]} {change['id']}: {', '.join(change['fields'])}")
-    if not any(result[s][k] for s in ("cases", "tools") for k in ("added", "removed", "changed")):
-        print("no differences in cases or tools")
-    return EXIT_OK
+    return diff_command(args)
 
 
 def cmd_grade(args) -> int:

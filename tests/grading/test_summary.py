@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from trunchbull.release.manifest import Manifest
 from trunchbull.grading.summary import Z95, pass_at_k, pass_hat_k, summarize
 
-MANIFEST = {"title": "t", "version": None, "digest": "sha256:x", "evals": [{"id": "b"}, {"id": "a"}]}
+MANIFEST = Manifest({"title": "t", "version": None, "digest": "sha256:x", "evals": [{"id": "b"}, {"id": "a"}]})
 
 
 def rows(spec: list[tuple[str, str, str, float | None]]) -> list[dict]:

@@ -24,6 +24,8 @@ from operator import methodcaller
 from statistics import NormalDist, quantiles
 from typing import Sequence
 
+from trunchbull.release.manifest import Manifest
+
 Z95 = NormalDist().inv_cdf(0.975)
 DIGITS = 6
 PERCENTILES = (50, 90, 99)
@@ -125,7 +127,7 @@ def _percentiles(values: list[float]) -> dict[str, float | None]:
 
 
 def summarize(
-    manifest: dict,
+    manifest: Manifest,
     results: Sequence[dict],
     usages: Sequence[dict | None] | None = None,
     latencies: Sequence[float | None] | None = None,
@@ -138,7 +140,7 @@ def summarize(
     by_eval = _tally(
         results, usages if usages is not None else [None] * n, latencies if latencies is not None else [None] * n
     )
-    order = [e["id"] for e in manifest.get("evals") or []]
+    order = manifest.eval_ids
     eval_ids = [e for e in order if e in by_eval] + [e for e in by_eval if e not in order]
     evals = {eval_id: _group(by_eval[eval_id], repeats) for eval_id in eval_ids}
     if len(by_eval) == 1:
@@ -150,9 +152,9 @@ def summarize(
         overall = _group(everything, repeats)
     return {
         "release": {
-            "title": manifest.get("title"),
-            "version": manifest.get("version"),
-            "digest": manifest.get("digest"),
+            "title": manifest.title,
+            "version": manifest.version,
+            "digest": manifest.digest,
         },
         "overall": overall,
         "evals": evals,

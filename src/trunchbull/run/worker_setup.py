@@ -56,7 +56,7 @@ def spawn_pool(release: LoadedRelease, options: RunOptions, workdir: Path, sampl
     left to run (a local model's plan needs it; None for a hosted model)."""
     layout = runtime_layout(release, workdir)
     tools = {}
-    for tool in release.manifest.get("tools") or []:
+    for tool in release.manifest.tools:
         bundle = layout.bundle(tool["bundle"])
         if bundle is not None:
             tools[tool["name"]] = {
