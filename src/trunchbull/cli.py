@@ -94,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_run_parser(commands) -> None:
+    from trunchbull.run.providers import model_help
+
     run = commands.add_parser(
         "run",
         help="run every case through a model with its tools, record, then grade",
@@ -105,8 +107,7 @@ def _add_run_parser(commands) -> None:
     run.add_argument(
         "--model",
         metavar="SPEC",
-        help="echo | replay:PATH | llamacpp:PATH.gguf | openai:MODEL | anthropic:MODEL | google:MODEL | "
-        "openai-compatible:MODEL",
+        help=model_help(),
     )
     run.add_argument(
         "-o", "--out", type=Path, required=True, metavar="RUN_DIR", help="the run directory (new, or --resume)"
@@ -151,6 +152,9 @@ def _add_run_parser(commands) -> None:
 
 
 def _add_report_parsers(commands) -> None:
+    from trunchbull.report.exports.formats import formats, help_texts
+
+    export_help, export_description = help_texts()
     report = commands.add_parser(
         "report",
         help="a run's terminal summary and a self-contained HTML report",
@@ -199,12 +203,17 @@ def _add_report_parsers(commands) -> None:
 
     export = commands.add_parser(
         "export",
-        help="a run's results as JUnit XML or CSV",
-        description="Write RUN_DIR's results as JUnit XML (one testsuite per eval, one "
-        "testcase per sample) or as a CSV with one row per sample.",
+        help=export_help,
+        description=export_description,
     )
     export.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
-    export.add_argument("--format", required=True, choices=("junit", "csv"), help="junit or csv")
+    names = list(formats())
+    export.add_argument(
+        "--format",
+        required=True,
+        choices=names,
+        help=" or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names),
+    )
     export.add_argument("-o", "--out", type=Path, metavar="FILE", help="the file to write (default: standard output)")
 
 

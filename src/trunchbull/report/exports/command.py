@@ -1,5 +1,6 @@
-"""`trunchbull export RUN_DIR --format junit|csv [-o FILE]` (SPEC §9):
-standard output without -o; the file is written whole or not at all."""
+"""`trunchbull export RUN_DIR --format FORMAT [-o FILE]` (SPEC §9), in one of
+the formats of formats.py: standard output without -o; the file is written
+whole or not at all."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from pathlib import Path
 
 from trunchbull.common.files import write_atomic
 from trunchbull.common.gc_pause import gc_paused
-from trunchbull.report.exports.csv_export import results_csv
-from trunchbull.report.exports.junit import junit_xml
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.report.exports.formats import formats
 from trunchbull.rundir.reader import read_run_dir
 
 
@@ -19,8 +20,11 @@ def export_command(args) -> int:
 
 
 def _export_command(args) -> int:
+    fmt = formats()[args.format]
+    if args.out is None and not fmt.to_stdout:
+        raise UsageError(f"--format {fmt.name} writes a binary file: give it with -o FILE")
     run = read_run_dir(args.run_dir)
-    data = junit_xml(run) if args.format == "junit" else results_csv(run).encode()
+    data = fmt.write(run)
     if args.out is None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
