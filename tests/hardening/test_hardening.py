@@ -99,6 +99,29 @@ def test_an_os_error_on_a_user_path_is_a_diagnostic(tmp_path):
     assert "is a directory" in errors["data-file-path"]["message"]
 
 
+def _descendants(pid: int) -> list[int]:
+    try:
+        children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+    return children + [d for c in children for d in _descendants(c)]
+
+
+def _wait_for_descendant(pid: int, marker: str, limit_s: float = 300) -> None:
+    """Until a process below `pid` runs with `marker` in its command line (the
+    limit only keeps a broken build from hanging the suite)."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        for child in _descendants(pid):
+            try:
+                if marker.encode() in Path(f"/proc/{child}/cmdline").read_bytes():
+                    return
+            except OSError:
+                continue
+        time.sleep(0.05)
+    raise AssertionError(f"no process running {marker} appeared")
+
+
 def test_no_process_is_left_behind_and_an_interrupt_cleans_up(tmp_path):
     root = _copy("data", tmp_path / "bench")
     trial, out = _build(root, tmp_path)
@@ -131,7 +154,7 @@ def test_no_process_is_left_behind_and_an_interrupt_cleans_up(tmp_path):
         env=env,
         stderr=subprocess.PIPE,
     )
-    time.sleep(6)
+    _wait_for_descendant(proc.pid, "transform.mjs")  # the build is inside the transformer's busy loop
     for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split():
         os.kill(int(child), signal.SIGTERM)
     _, stderr = proc.communicate(timeout=60)

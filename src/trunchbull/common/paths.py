@@ -37,14 +37,14 @@ def resolve_inside(base_dir: Path, text: str, boundary: Path) -> tuple[Path | No
     if problem:
         return None, problem
     joined = Path(posixpath.normpath(posixpath.join(base_dir.as_posix(), text)))
-    if not _is_within(joined, boundary):
+    if not is_within(joined, boundary):
         return None, f"{display(text)} leaves the benchmark root"
-    if exists(joined) and not _is_within(real_path(joined), real_path(boundary)):
+    if exists(joined) and not is_within(real_path(joined), real_path(boundary)):
         return None, f"{display(text)} is a symlink that resolves outside the benchmark root"
     return joined, None
 
 
-def _is_within(path: Path, boundary: Path) -> bool:
+def is_within(path: Path, boundary: Path) -> bool:
     try:
         path.relative_to(boundary)
         return True

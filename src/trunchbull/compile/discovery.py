@@ -1,14 +1,17 @@
-"""Entrypoint discovery under evals/ and tools/ (SPEC §3.1)."""
+"""Entrypoints (SPEC §3.1): the config's explicit lists, or modules
+discovered under evals/ and tools/."""
 
 from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from trunchbull.common.diagnostics import Diagnostics
 from trunchbull.common.paths import MODULE_SUFFIXES, rel_posix
-from trunchbull.common.userfiles import NOT_REGULAR_CODE, UNREADABLE_CODE, kind_name, os_problem, printable
+from trunchbull.common.userfiles import NOT_REGULAR_CODE, UNREADABLE_CODE, kind_name, os_problem, printable, real_path
+from trunchbull.compile.config import BenchmarkConfig
 
 DECLARATION_SUFFIXES = (".d.ts", ".d.mts")
 
@@ -83,3 +86,31 @@ def _entry_problem(path: Path, rel: str) -> tuple[str, str, str] | None:
             "modules are read from regular files only; remove it from evals/ or tools/",
         )
     return None
+
+
+@dataclass
+class Entrypoints:
+    evals: list[str]
+    tools: list[str]
+    evals_listed: bool  # explicit config array (no helper/transformer skipping)
+
+
+def find_entrypoints(config: BenchmarkConfig, diags: Diagnostics) -> Entrypoints:
+    evals = config.evals if config.evals is not None else discover(config.root, "evals", diags)
+    tools = config.tools if config.tools is not None else discover(config.root, "tools", diags)
+    for path in ([] if config.evals is not None else evals) + ([] if config.tools is not None else tools):
+        if not real_path(config.root / path).is_relative_to(real_path(config.root)):
+            diags.error(
+                "symlink-outside-root",
+                "the module is a symlink that resolves outside the benchmark root",
+                file=path,
+                hint="keep benchmark modules inside the benchmark root",
+            )
+    if not evals and config.evals is None:
+        diags.error(
+            "no-evals",
+            "no eval modules found under evals/",
+            file=config.config_file,
+            hint="add evals/<name>.ts with `export default { id, prompt, evaluate }`, or list evals in benchmark.config",
+        )
+    return Entrypoints(evals, tools, config.evals is not None)

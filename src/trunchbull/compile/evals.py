@@ -30,11 +30,20 @@ _CASE_EVALUATE_FN = re.compile(r"cases\[\d+\]\.evaluate")
 class EvalCompiler:
     """Turns one inspected eval module into compiled cases, reporting problems."""
 
-    def __init__(self, report: ModuleReport, root: Path, diags: Diagnostics, install_dir: Path | None = None):
+    def __init__(
+        self,
+        report: ModuleReport,
+        root: Path,
+        diags: Diagnostics,
+        install_dir: Path | None = None,
+        *,
+        transform_runs: list[dict] | None = None,
+        helper: NodeHelper | None = None,
+    ):
         self.report = report
         self.install_dir = install_dir  # installed dependencies, for transformers' package imports
-        self.transform_runs: list[dict] | None = None  # the two runs' records, when made by separate processes
-        self.helper: NodeHelper | None = None  # a running esbuild helper to bundle transformers with, if any
+        self.transform_runs = transform_runs  # the two runs' records, when made by separate processes
+        self.helper = helper  # a running esbuild helper to bundle transformers with, if any
         self.root = root
         self.diags = diags
         self.module_file = root / report.path

@@ -72,14 +72,10 @@ class ModuleReport:
 
 
 def bundle_modules(
-    helper: NodeHelper, root: Path, entries: list[tuple[str, str]], out_dir: Path, repo_root: Path | None = None
+    helper: NodeHelper, root: Path, entries: list[tuple[str, str]], out_dir: Path, repo_root: Path
 ) -> list[ModuleReport]:
     """Bundle each (path, kind) entry; bundles land in out_dir as <sha>.mjs.
     Local imports must stay inside the repository root (SPEC §3.1)."""
-    if repo_root is None:
-        from trunchbull.compile.config import find_repo_root
-
-        repo_root = find_repo_root(root)
     response = helper.request(
         {"op": "bundle", "entries": [p for p, _ in entries], "absWorkingDir": str(root), "outDir": str(out_dir)},
         timeout=BUNDLE_DEADLINE_S,
@@ -141,7 +137,7 @@ def _bundle_error(root: Path, entry: str, err: dict) -> Diagnostic:
 
 def _imports_outside(root: Path, repo_root: Path, entry: str, result: dict) -> list[Diagnostic]:
     """A diagnostic per local import that resolves outside the repository root."""
-    from trunchbull.common.paths import _is_within
+    from trunchbull.common.paths import is_within
     from trunchbull.compile.locate import find_literal
 
     boundary = repo_root.resolve()
@@ -149,10 +145,10 @@ def _imports_outside(root: Path, repo_root: Path, entry: str, result: dict) -> l
     for importer, imports in sorted((result.get("imports") or {}).items()):
         for imp in imports:
             target = (root / imp["path"]).resolve()
-            if _is_within(target, boundary):
+            if is_within(target, boundary):
                 continue
             importer_file = (root / importer).resolve()
-            inside_root = _is_within(importer_file, root.resolve())
+            inside_root = is_within(importer_file, root.resolve())
             file = rel_posix(importer_file, root.resolve()) if inside_root else entry
             line, col = find_literal(importer_file, imp["original"]) if inside_root else (None, None)
             found.append(

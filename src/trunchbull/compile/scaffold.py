@@ -38,13 +38,32 @@ FILES = {
 
 
 def scaffold(directory: Path) -> list[Path]:
-    existing = [directory / name for name in FILES if (directory / name).exists()]
-    if existing:
-        raise UsageError(f"{existing[0]} already exists; init writes only into a new or empty benchmark")
-    created = []
-    for name, text in FILES.items():
-        path = directory / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        created.append(path)
+    """Write the benchmark into `directory`, which must be new or hold only
+    dot-files (a fresh repository's .git): nothing is written beside a user's
+    files. All files or none."""
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory} exists and is not a directory; init writes a new benchmark directory")
+    try:
+        present = (
+            sorted(p.name for p in directory.iterdir() if not p.name.startswith(".")) if directory.is_dir() else []
+        )
+    except OSError as err:
+        raise UsageError(f"cannot read {directory}: {err.strerror or err}") from None
+    if present:
+        shown = ", ".join(present[:3]) + (" …" if len(present) > 3 else "")
+        raise UsageError(
+            f"{directory} is not empty ({shown}); init writes only into a new or empty directory: "
+            "choose another, e.g. trunchbull init my-benchmark"
+        )
+    created: list[Path] = []
+    try:
+        for name, text in FILES.items():
+            path = directory / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            created.append(path)
+    except OSError as err:
+        for path in reversed(created):
+            path.unlink(missing_ok=True)
+        raise UsageError(f"cannot write the benchmark into {directory}: {err.strerror or err}") from None
     return created

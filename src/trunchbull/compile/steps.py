@@ -23,11 +23,14 @@ import orjson
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import Diagnostic, Diagnostics, UsageError, render_text, report_internal_error
 from trunchbull.compile.cases.fields import Where
-from trunchbull.compile.config import BenchmarkConfig
+from trunchbull.compile.assembly import assemble
+from trunchbull.compile.config import BenchmarkConfig, find_repo_root
 from trunchbull.compile.deps import Dependencies, find_dependencies
 from trunchbull.compile.evals import EvalCompiler
 from trunchbull.compile.modules import ModuleReport, bundle_modules, bundle_timeout_diagnostic, inspect_modules
-from trunchbull.compile.pipeline import Entrypoints, Expansion, assemble, expand_module, load_config
+from trunchbull.compile.discovery import Entrypoints
+from trunchbull.compile.expansion import Expansion, expand_module
+from trunchbull.compile.pipeline import load_config
 from trunchbull.compile.transformer.expand import prepare_transformer
 from trunchbull.node.sandbox import HelperTimeout, NodeHelper
 from trunchbull.node.toolchain import toolchain
@@ -96,7 +99,7 @@ def step_bundle_inspect(args) -> int:
                 root,
                 [(args.module, args.kind)],
                 bundle_dir,
-                repo_root=args.repo_root.absolute() if args.repo_root else None,
+                repo_root=args.repo_root.absolute() if args.repo_root else find_repo_root(root),
             )
         except HelperTimeout:
             report = ModuleReport(args.module, args.kind, diagnostics=[bundle_timeout_diagnostic(args.module)])

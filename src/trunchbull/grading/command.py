@@ -18,7 +18,7 @@ import orjson
 from trunchbull.common.diagnostics import Diagnostic, UsageError, render_text
 from trunchbull.common.gc_pause import gc_paused
 from trunchbull.common.userfiles import FileProblem, read_file
-from trunchbull.grading.grader import Sample, grade
+from trunchbull.grading.grader import ToGrade, grade
 from trunchbull.grading.recorded_run import recorded_model, write_recorded_run
 from trunchbull.grading.responses import parse_responses
 from trunchbull.grading.summary import summarize
@@ -111,7 +111,7 @@ def _run_grade_command(
         # in a run directory every result has its repeat (0): one sample per case
         repeat = 0 if run_dir is not None else None
         new = tuple.__new__  # a NamedTuple's own constructor is ~2 µs
-        samples = [new(Sample, (case, get(case["id"]), repeat, None)) for case in loaded.cases]
+        samples = [new(ToGrade, (case, get(case["id"]), repeat, None)) for case in loaded.cases]
         graded = grade(loaded, samples, f"no response for this case in {display}")
     except UsageError as err:
         print(f"trunchbull: error: {err}", file=sys.stderr)

@@ -20,7 +20,7 @@ from trunchbull.grading.responses import Response
 from trunchbull.release.loaded import LoadedRelease, runtime_layout
 
 
-class Sample(NamedTuple):
+class ToGrade(NamedTuple):
     """One thing to grade: a case of the release, its response (None when
     there is none), the repeat index (None outside a run), and the error that
     kept the sample from completing ({kind, message}; None when it completed)."""
@@ -69,7 +69,7 @@ def _row(
 _NO_CALLS: list[dict] = []
 
 
-def grade(release: LoadedRelease, samples: list[Sample], missing_message: str) -> Graded:
+def grade(release: LoadedRelease, samples: list[ToGrade], missing_message: str) -> Graded:
     """`missing_message`: the result message of a sample without a response."""
     grader = Grader(release, missing_message)
     grader.add(enumerate(samples))
@@ -99,7 +99,7 @@ class Grader:
         self._tool_cases = 0
         self._seconds = 0.0
 
-    def add(self, samples: Iterable[tuple[int, Sample]]) -> None:
+    def add(self, samples: Iterable[tuple[int, ToGrade]]) -> None:
         started = time.perf_counter()
         digest = self.release.digest
         missing_message = self.missing_message

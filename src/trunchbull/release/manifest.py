@@ -13,6 +13,7 @@ PROTOCOL_VERSION = 1
 MANIFEST = "release.json"
 CASES = "cases.jsonl"
 MODULES_DIR = "modules"
+MAX_CASES = 25_000  # compiled cases in one release (the seed)
 
 
 def new_manifest(

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 
 from trunchbull.grading.grader import Graded, Grader
-from trunchbull.grading.grader import Sample as GradedSample
+from trunchbull.grading.grader import ToGrade
 from trunchbull.grading.responses import Response
 from trunchbull.release.loaded import LoadedRelease
 from trunchbull.run.samples import Sample
@@ -17,10 +17,10 @@ from trunchbull.rundir.layout import RESPONSES
 from trunchbull.rundir.log import read_records
 
 
-def _graded_sample(sample: Sample, row: dict | None) -> GradedSample:
+def _graded_sample(sample: Sample, row: dict | None) -> ToGrade:
     """What the grader is given for a sample and its record (None: no record)."""
     if row is None:
-        return GradedSample(sample.case, None, sample.repeat)
+        return ToGrade(sample.case, None, sample.repeat)
     output = row.get("output")
     response = Response(
         0,
@@ -29,7 +29,7 @@ def _graded_sample(sample: Sample, row: dict | None) -> GradedSample:
         row.get("finishReason"),
         row.get("usage"),
     )
-    return GradedSample(sample.case, response, sample.repeat, row.get("error") or None)
+    return ToGrade(sample.case, response, sample.repeat, row.get("error") or None)
 
 
 class RunGrading:
@@ -50,7 +50,7 @@ class RunGrading:
         self.as_recorded = as_recorded
         self.records: dict[tuple[str, int], dict] = dict(done)
         self.written: dict[tuple[str, int], bytes] = {}  # not parsed yet
-        self.pending: list[tuple[int, GradedSample]] = []
+        self.pending: list[tuple[int, ToGrade]] = []
         self.unreadable = False  # a record that does not parse: the log's own reader says what is wrong
 
     def add(self, sample: Sample, record: bytes) -> None:

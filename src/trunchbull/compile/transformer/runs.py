@@ -22,12 +22,13 @@ from typing import Any, Callable
 
 import orjson
 
+from trunchbull.common import lifetime
 from trunchbull.common.userfiles import MISSING, FileProblem, open_file
 from trunchbull.node.replies import trailer_ok, transform_response_ok
 from trunchbull.node.sandbox import Running, SandboxResult, stream_sandboxed
 from trunchbull.node.toolchain import JS_DIR, Toolchain, toolchain
+from trunchbull.release.manifest import MAX_CASES
 
-MAX_CASES = 25_000
 
 # The two runs' deliberately different environments (reproducible-builds style).
 RUNS: tuple[dict[str, Any], ...] = (
@@ -356,6 +357,13 @@ def run_both(
             pass
         return reader.complete
 
+    abandoned = threading.Event()  # run 1 fails (an interrupt, above all): run 2 is not wanted any more
+
+    def spawned(index: int, handle: Running) -> None:
+        running[index] = handle
+        if abandoned.is_set():
+            lifetime.stop(handle.proc)
+
     def run(index: int) -> None:
         try:
             launch = _prepare(index, tmp, bundle, sources, install_dir, tc, "lines" if index == 0 else "digest")
@@ -371,7 +379,7 @@ def run_both(
                 memory_mb=limits.memory_mb,
                 umask=launch.umask,
                 stdin_pipe=True,
-                on_spawn=lambda handle: running.__setitem__(index, handle),
+                on_spawn=lambda handle: spawned(index, handle),
             )
             if reports[index] is None:
                 reports[index] = readers[index].output(result)
@@ -383,6 +391,10 @@ def run_both(
     second = threading.Thread(target=run, args=(1,))
     second.start()
     run(0)
+    if failed:
+        abandoned.set()
+        if running[1] is not None:
+            lifetime.stop(running[1].proc)
     second.join()
     if failed:
         raise failed[0]
