@@ -12,11 +12,10 @@ from pathlib import Path
 import orjson
 
 from trunchbull import __version__
-from trunchbull.common import lifetime
+from trunchbull.common import exit_codes, lifetime
 from trunchbull.common.diagnostics import UsageError, render_json, report_internal_error
 from trunchbull.compile.building import build_release, compile_root
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
 DESCRIPTION = """\
 Compile a repository of LLM evals (plain TypeScript/JavaScript, CSV, JSONL)
@@ -227,13 +226,13 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if not args.command:
             parser.print_help()
-            return EXIT_USAGE
+            return exit_codes.USAGE
         return COMMANDS[args.command](args)
     except UsageError as err:
         if lifetime.interrupted():
             return _interrupted()
         print(f"trunchbull: error: {err}", file=sys.stderr)
-        return EXIT_USAGE
+        return exit_codes.USAGE
     except (lifetime.Interrupted, KeyboardInterrupt):
         return _interrupted()
     except Exception as err:  # noqa: BLE001 - a bug must still end in one clear line
@@ -250,12 +249,12 @@ def main(argv: list[str] | None = None) -> int:
 def _interrupted() -> int:
     signum = lifetime.interrupted() or signal.SIGINT
     print(f"trunchbull: interrupted ({signal.Signals(signum).name}); nothing was written", file=sys.stderr)
-    return 128 + signum
+    return exit_codes.INTERRUPTED_BASE + signum
 
 
 def cmd_check(args) -> int:
     code, outcome = compile_root(args.root, args.json)
-    if code == EXIT_OK:
+    if code == exit_codes.OK:
         if args.json:
             sys.stdout.buffer.write(render_json(outcome.diagnostics.sorted()) + b"\n")
         else:
@@ -266,7 +265,7 @@ def cmd_check(args) -> int:
 
 def cmd_build(args) -> int:
     code, outcome, out = build_release(args.root, args.out, as_json=args.json, tar=args.tar)
-    if code != EXIT_OK:
+    if code != exit_codes.OK:
         return code
     assert outcome.release is not None  # built
     manifest = outcome.release.manifest
@@ -281,7 +280,7 @@ def cmd_build(args) -> int:
     else:
         print(f"built {out}: {manifest.describe_counts()}")
         print(f"digest {manifest.digest}")
-    return EXIT_OK
+    return exit_codes.OK
 
 
 def cmd_verify(args) -> int:
@@ -341,7 +340,7 @@ def cmd_init(args) -> int:
     for path in created:
         print(f"created {path}")
     print(f"next: trunchbull build {args.dir}")
-    return EXIT_OK
+    return exit_codes.OK
 
 
 COMMANDS = {

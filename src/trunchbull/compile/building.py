@@ -9,13 +9,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from trunchbull.common import exit_codes
 from trunchbull.common.diagnostics import Diagnostic, UsageError, render_json, render_text
 from trunchbull.common.userfiles import UNREADABLE_CODE, display, os_problem
 
 if TYPE_CHECKING:  # imported when a compile starts, not by every command
     from trunchbull.compile.pipeline import CompileOutcome
-
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
 
 def _print_diagnostics(diagnostics: list[Diagnostic], root_prefix: str, as_json: bool) -> None:
@@ -64,10 +63,10 @@ def compile_root(root: Path, as_json: bool) -> tuple[int, CompileOutcome]:
         if not as_json:
             print(f"trunchbull: {len(errors)} error{'s' * (len(errors) != 1)}; nothing was written", file=sys.stderr)
         # a file that could not be read is the environment's problem, not the benchmark's (SPEC §3.9)
-        return (EXIT_USAGE if any(d.code == UNREADABLE_CODE for d in errors) else EXIT_INVALID), outcome
+        return (exit_codes.USAGE if any(d.code == UNREADABLE_CODE for d in errors) else exit_codes.FAILED), outcome
     if not as_json:
         _print_diagnostics(diagnostics, _root_prefix(root, outcome.root), False)
-    return EXIT_OK, outcome
+    return exit_codes.OK, outcome
 
 
 def refuse_to_replace(out: Path) -> None:
@@ -89,7 +88,7 @@ def build_release(
     if out:
         refuse_to_replace(out)
     code, outcome = compile_root(root, as_json)
-    if code != EXIT_OK:
+    if code != exit_codes.OK:
         return code, outcome, None
     out = out or outcome.root / "dist" / "release"
     refuse_to_replace(out)
@@ -103,4 +102,4 @@ def build_release(
         raise UsageError(
             f"cannot write the release to {display(str(out))}: {getattr(err, 'strerror', None) or err}"
         ) from None
-    return EXIT_OK, outcome, out
+    return exit_codes.OK, outcome, out

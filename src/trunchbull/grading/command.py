@@ -15,6 +15,7 @@ from pathlib import Path
 
 import orjson
 
+from trunchbull.common import exit_codes
 from trunchbull.common.diagnostics import Diagnostic, UsageError, render_text
 from trunchbull.common.gc_pause import gc_paused
 from trunchbull.common.userfiles import FileProblem, read_file
@@ -28,7 +29,6 @@ from trunchbull.rundir.layout import check_new_run_dir
 from trunchbull.rundir.results import write_results
 from trunchbull.rundir.run_json import now
 
-EXIT_OK, EXIT_FAIL_UNDER, EXIT_UNUSABLE = 0, 1, 2
 MAX_REPORTED = 50  # diagnostics printed per run; the rest are counted
 
 
@@ -106,7 +106,7 @@ def _run_grade_command(
                 f"trunchbull: error: {display} cannot be graded: {len(problems)} problem(s); nothing was written",
                 file=sys.stderr,
             )
-            return EXIT_UNUSABLE
+            return exit_codes.USAGE
         get = parsed.get
         # in a run directory every result has its repeat (0): one sample per case
         repeat = 0 if run_dir is not None else None
@@ -115,14 +115,14 @@ def _run_grade_command(
         graded = grade(loaded, samples, f"no response for this case in {display}")
     except UsageError as err:
         print(f"trunchbull: error: {err}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return exit_codes.USAGE
     if output is not None:
         write_results(Path(output), graded.results)
     summary = summarize(loaded.manifest, graded.results, [s.response.usage if s.response else None for s in samples])
     if run_dir is not None:
         summary["model"] = recorded_model(Path(responses))
         write_recorded_run(run_dir, loaded, Path(responses), parsed, graded.results, summary, started_at)
-    code = EXIT_OK
+    code = exit_codes.OK
     met = None
     if graded.missing:
         shown = ", ".join(repr(c) for c in graded.missing[:10]) + (" …" if len(graded.missing) > 10 else "")
@@ -139,11 +139,11 @@ def _run_grade_command(
             ),
             file=sys.stderr,
         )
-        code = EXIT_UNUSABLE
+        code = exit_codes.USAGE
     if fail_under is not None:
         met, verdict = fail_under_verdict(summary, fail_under)
-        if not met and code == EXIT_OK:
-            code = EXIT_FAIL_UNDER
+        if not met and code == exit_codes.OK:
+            code = exit_codes.FAILED
         print(verdict, file=sys.stderr)
     overall = summary["overall"]
     if overall["errors"] and not graded.missing:

@@ -8,13 +8,12 @@ import sys
 
 import orjson
 
+from trunchbull.common import exit_codes
 from trunchbull.common.gc_pause import gc_paused
 from trunchbull.report.compare.comparison import compare_runs
 from trunchbull.report.compare.paired import significantly_worse
 from trunchbull.report.compare.text import render_comparison
 from trunchbull.rundir.reader import read_run_dir
-
-EXIT_OK, EXIT_REGRESSED = 0, 1
 
 
 def compare_command(args) -> int:
@@ -26,13 +25,13 @@ def _compare_command(args) -> int:
     a, b = read_run_dir(args.run_a), read_run_dir(args.run_b)
     comparison = compare_runs(a, b, allow_release_change=args.allow_release_change)
     worse = significantly_worse(comparison)
-    code = EXIT_REGRESSED if args.fail_on_regression and worse else EXIT_OK
+    code = exit_codes.FAILED if args.fail_on_regression and worse else exit_codes.OK
     if args.json:
         out = {**comparison, "significantlyWorse": worse, "exitCode": code}
         sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         print(render_comparison(comparison, comparison["a"], comparison["b"]))
-    if code == EXIT_REGRESSED:
+    if code == exit_codes.FAILED:
         ci = comparison["overall"]["ci"]
         print(
             f"trunchbull: --fail-on-regression: B is significantly worse than A (difference "
