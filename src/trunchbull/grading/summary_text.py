@@ -4,6 +4,7 @@ the overall row."""
 from __future__ import annotations
 
 from trunchbull.common.text_table import table_lines
+from trunchbull.stats.passk import shown_ks
 
 
 def _pct(value: float | None) -> str:
@@ -61,6 +62,7 @@ def render_summary(summary: dict) -> str:
     out = [f"release {title} ({release['digest']})", *table_lines(cells)]
     overall = summary["overall"]
     if "passAtK" in overall:
-        ks = ", ".join(f"pass@{k} {_pct(v)}" for k, v in overall["passAtK"].items())
-        out.append(f"{ks}; pass^{len(overall['passAtK'])} {_pct(overall['passHatK'])}")
+        repeats = len(overall["passAtK"])  # k = 1 … K; the JSON has every k, the terminal a few
+        ks = ", ".join(f"pass@{k} {_pct(overall['passAtK'].get(str(k)))}" for k in shown_ks(repeats))
+        out.append(f"{ks}; pass^{repeats} {_pct(overall['passHatK'])}")
     return "\n".join(out)
