@@ -149,7 +149,10 @@ def test_repeats_and_pass_at_k(built, server, cli, tmp_path):
     # the interval: n_eff from the 6 samples is 6, but only one case lies below 1 (df = 1), so the
     # Korn-Graubard factor (1.959964 / 12.7062)² brings it under the 2 cases: Wilson's for 5/6 over 2
     z2, p, n = 1.959964**2, 5 / 6, 2
-    center, half = (p + z2 / (2 * n)) / (1 + z2 / n), 1.959964 / (1 + z2 / n) * (p * (1 - p) / n + z2 / (4 * n * n)) ** 0.5
+    center, half = (
+        (p + z2 / (2 * n)) / (1 + z2 / n),
+        1.959964 / (1 + z2 / n) * (p * (1 - p) / n + z2 / (4 * n * n)) ** 0.5,
+    )
     assert overall["passRateCI"] == pytest.approx([center - half, center + half], abs=1e-5)
 
 

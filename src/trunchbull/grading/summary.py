@@ -186,4 +186,3 @@ def _group(tally: _Tally, repeats: int) -> dict:
         out["passAtK"] = {k: _rounded(v) for k, v in pass_at_k(counts, repeats).items()}
         out["passHatK"] = _rounded(pass_hat_k(counts, repeats))
     return out
-
