@@ -200,12 +200,13 @@ def _add_report_parsers(commands) -> None:
 
     export = commands.add_parser(
         "export",
-        help="a run's results as JUnit XML or CSV",
+        help="a run's results as JUnit XML, CSV or Parquet",
         description="Write RUN_DIR's results as JUnit XML (one testsuite per eval, one "
-        "testcase per sample) or as a CSV with one row per sample.",
+        "testcase per sample), as a CSV with one row per sample, or as Parquet (one row per sample, every "
+        "field of the record and its grade, typed columns; needs -o).",
     )
     export.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
-    export.add_argument("--format", required=True, choices=("junit", "csv"), help="junit or csv")
+    export.add_argument("--format", required=True, choices=("junit", "csv", "parquet"), help="junit, csv or parquet")
     export.add_argument("-o", "--out", type=Path, metavar="FILE", help="the file to write (default: standard output)")
 
 
