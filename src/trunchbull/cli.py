@@ -30,7 +30,8 @@ into an immutable, reproducible release; run models against it and grade them.
   trunchbull grade  out responses.jsonl           grade recorded responses
   trunchbull report runs/b --vs runs/a -o r.html  terminal summary and an HTML report
   trunchbull compare runs/a runs/b                paired difference with 95% CIs
-  trunchbull export runs/a --format junit         JUnit XML or CSV for CI
+  trunchbull export runs/a --format junit         JUnit XML, CSV or Parquet
+  trunchbull leaderboard runs/*                   many runs ranked, with intervals and costs
 """
 
 
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_run_parser(commands)
     _add_report_parsers(commands)
+    _add_leaderboard_parser(commands)
 
     init = commands.add_parser("init", help="scaffold a benchmark that builds")
     init.add_argument("dir", nargs="?", default=".", type=Path, help="directory to create (default: .)")
@@ -208,6 +210,21 @@ def _add_report_parsers(commands) -> None:
     export.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
     export.add_argument("--format", required=True, choices=("junit", "csv", "parquet"), help="junit, csv or parquet")
     export.add_argument("-o", "--out", type=Path, metavar="FILE", help="the file to write (default: standard output)")
+
+
+def _add_leaderboard_parser(commands) -> None:
+    board = commands.add_parser(
+        "leaderboard",
+        help="many runs of one release as one ranked model x eval table",
+        description="Rank RUN_DIRs (runs of one release, or the cases they share) by mean score, with 95%% "
+        "intervals per eval and overall; mark each model as indistinguishable from the best or significantly "
+        "below it (paired over cases, Holm-corrected); tokens and cost per model.",
+    )
+    board.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR", help="two or more run directories")
+    board.add_argument("-o", "--out", type=Path, metavar="FILE", help="also write a self-contained HTML page")
+    board.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
+    board.add_argument("--csv", type=Path, metavar="FILE", help="also write one CSV row per model and eval")
+    board.add_argument("--title", help="the HTML page's title")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -383,6 +400,12 @@ def cmd_export(args) -> int:
     return export_command(args)
 
 
+def cmd_leaderboard(args) -> int:
+    from trunchbull.report.leaderboard.command import leaderboard_command
+
+    return leaderboard_command(args)
+
+
 def cmd_init(args) -> int:
     from trunchbull.compile.scaffold import scaffold
 
@@ -404,5 +427,6 @@ COMMANDS = {
     "report": cmd_report,
     "compare": cmd_compare,
     "export": cmd_export,
+    "leaderboard": cmd_leaderboard,
     "init": cmd_init,
 }
