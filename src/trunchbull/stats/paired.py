@@ -50,24 +50,53 @@ class PairedDifference:
     mdd80: float  # the smallest true difference this many cases would detect 4 times in 5
 
 
-def _correlation(a: list[float], b: list[float]) -> float:
-    pairs = [(x, y, 1.0) for x, y in zip(a, b)] + list(CORNERS)
-    weight = sum(w for _, _, w in pairs)
-    mean_a = sum(x * w for x, _, w in pairs) / weight
-    mean_b = sum(y * w for _, y, w in pairs) / weight
-    saa = sum(w * (x - mean_a) ** 2 for x, _, w in pairs)
-    sbb = sum(w * (y - mean_b) ** 2 for _, y, w in pairs)
-    sab = sum(w * (x - mean_a) * (y - mean_b) for x, y, w in pairs)
-    return sab / sqrt(saa * sbb)  # the corners make both sums positive
+@dataclass(slots=True)
+class PairSums:
+    """The sums the paired statistics need of n pairs (a, b) of case means."""
+
+    n: int = 0
+    sum_a: float = 0.0
+    sum_b: float = 0.0
+    sum_aa: float = 0.0
+    sum_bb: float = 0.0
+    sum_ab: float = 0.0
+
+    @classmethod
+    def of(cls, a: list[float], b: list[float]) -> PairSums:
+        return cls(
+            len(a),
+            sum(a),
+            sum(b),
+            sum(x * x for x in a),
+            sum(y * y for y in b),
+            sum(x * y for x, y in zip(a, b)),
+        )
+
+    def with_corners(self) -> tuple[float, float, float, float, float, float]:
+        """(weight, Σa, Σb, Σa², Σb², Σab) with the four corners at weight ½ added."""
+        w = [(x, y, v) for x, y, v in CORNERS]
+        return (
+            self.n + sum(v for _, _, v in w),
+            self.sum_a + sum(x * v for x, _, v in w),
+            self.sum_b + sum(y * v for _, y, v in w),
+            self.sum_aa + sum(x * x * v for x, _, v in w),
+            self.sum_bb + sum(y * y * v for _, y, v in w),
+            self.sum_ab + sum(x * y * v for x, y, v in w),
+        )
 
 
-def paired_standard_error(diffs: list[float]) -> float:
-    """sd(d)/√n over the case differences and the corners' (−1, +1, 0, 0 at weight ½)."""
-    values = [(d, 1.0) for d in diffs] + [(b - a, w) for a, b, w in CORNERS]
-    weight = sum(w for _, w in values)
-    mean = sum(d * w for d, w in values) / weight
-    variance = sum(w * (d - mean) ** 2 for d, w in values) / weight
-    return sqrt(variance / weight)
+def _correlation(sums: PairSums) -> float:
+    w, sa, sb, saa, sbb, sab = sums.with_corners()
+    var_a, var_b = saa - sa * sa / w, sbb - sb * sb / w  # the corners make both positive
+    return max(-1.0, min(1.0, (sab - sa * sb / w) / sqrt(var_a * var_b)))
+
+
+def paired_standard_error(sums: PairSums) -> float:
+    """sd(d)/√n over the case differences d = b − a and the corners' (0, +1, −1, 0 at weight ½)."""
+    w, sa, sb, saa, sbb, sab = sums.with_corners()
+    mean = (sb - sa) / w
+    variance = max((sbb - 2 * sab + saa) / w - mean * mean, 0.0)
+    return sqrt(variance / w)
 
 
 def paired_difference(
@@ -75,13 +104,19 @@ def paired_difference(
 ) -> PairedDifference | None:
     """`a`, `b`: the case means of the shared cases, in the same order;
     `moments_a`, `moments_b`: those cases' moments in each run (intervals.py)."""
-    n = len(a)
+    return paired_from_sums(PairSums.of(a, b), moments_a, moments_b, confidence)
+
+
+def paired_from_sums(
+    sums: PairSums, moments_a: Moments, moments_b: Moments, confidence: float = CONFIDENCE
+) -> PairedDifference | None:
+    n = sums.n
     if n == 0:
         return None
     mean_a, mean_b = moments_a.sum_x / n, moments_b.sum_x / n
     ia, ib = mean_interval(moments_a, confidence), mean_interval(moments_b, confidence)
     assert ia is not None and ib is not None
-    r = _correlation(a, b)
+    r = _correlation(sums)
     d = mean_b - mean_a
     down_b, up_a = mean_b - ib.low, ia.high - mean_a
     up_b, down_a = ib.high - mean_b, mean_a - ia.low
@@ -96,7 +131,7 @@ def paired_difference(
         p = 0.0
     else:
         p = two_sided_p(d / (toward_zero / z))
-    se = paired_standard_error([y - x for x, y in zip(a, b)])
+    se = paired_standard_error(sums)
     return PairedDifference(n, mean_a, mean_b, d, low, high, se, p, minimum_detectable_difference(se))
 
 

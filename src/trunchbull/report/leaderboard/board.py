@@ -28,7 +28,7 @@ from trunchbull.common.diagnostics import UsageError
 from trunchbull.rundir.reader import RunDirectory
 from trunchbull.stats.intervals import Moments, mean_interval
 from trunchbull.stats.multiple import holm
-from trunchbull.stats.paired import paired_difference
+from trunchbull.stats.paired import PairSums, paired_from_sums
 from trunchbull.stats.quantiles import CONFIDENCE
 
 DIGITS = 6
@@ -97,12 +97,51 @@ def samples_frame(runs: list[RunDirectory]):
     )
 
 
-def _moments(rows) -> Moments:
-    m = Moments()
-    for count, total, squares in rows:
-        if count:
-            m.add_case(count, total, squares)
-    return m
+def _moment_exprs(count: str, total: str, squares: str, prefix: str) -> list:
+    """polars aggregations of Moments.add_case over the cases with count > 0."""
+    import polars as pl
+
+    has = pl.col(count) > 0
+    x = pl.when(has).then(pl.col(total) / pl.col(count))
+    return [
+        has.sum().alias(f"{prefix}cases"),
+        x.sum().alias(f"{prefix}sum_x"),
+        (x * x).sum().alias(f"{prefix}sum_xx"),
+        (has & (pl.col(total) > 0)).sum().alias(f"{prefix}above_zero"),
+        (has & (pl.col(total) < pl.col(count))).sum().alias(f"{prefix}below_one"),
+        pl.col(count).sum().alias(f"{prefix}samples"),
+        pl.col(total).sum().alias(f"{prefix}sum_y"),
+        pl.col(squares).sum().alias(f"{prefix}sum_yy"),
+    ]
+
+
+def _moments_of(row: dict, prefix: str) -> Moments:
+    return Moments(
+        int(row[f"{prefix}cases"]),
+        float(row[f"{prefix}sum_x"] or 0.0),
+        float(row[f"{prefix}sum_xx"] or 0.0),
+        int(row[f"{prefix}above_zero"]),
+        int(row[f"{prefix}below_one"]),
+        int(row[f"{prefix}samples"]),
+        float(row[f"{prefix}sum_y"] or 0.0),
+        float(row[f"{prefix}sum_yy"] or 0.0),
+    )
+
+
+def _interval(m: Moments) -> list | None:
+    interval = mean_interval(m)
+    return None if interval is None else [_rounded(interval.low), _rounded(interval.high)]
+
+
+def _by_group(frame, exprs: list, keys: list[str]) -> dict:
+    """(*keys, group) → aggregated row: per eval, and overall."""
+    out = {}
+    for row in frame.group_by([*keys, "evalId"]).agg(exprs).iter_rows(named=True):
+        out[(*(row[k] for k in keys), row["evalId"])] = row
+    overall = frame.group_by(keys).agg(exprs) if keys else frame.select(exprs)
+    for row in overall.iter_rows(named=True):
+        out[(*(row[k] for k in keys), OVERALL)] = row
+    return out
 
 
 def build_board(runs: list[RunDirectory]) -> dict:
@@ -114,13 +153,14 @@ def build_board(runs: list[RunDirectory]) -> dict:
     names = labels(runs)
     k = len(runs)
     frame = samples_frame(runs)
+    score2 = pl.when(pl.col("graded")).then(pl.col("score") ** 2)
     # per run and case: the counts and sums its statistics need
     per_case = frame.group_by(["run", "evalId", "caseId"], maintain_order=True).agg(
-        pl.col("graded").sum().alias("n"),
-        pl.col("passed").sum().alias("p"),
-        pl.col("score").count().alias("ns"),
+        pl.col("graded").sum().cast(pl.Float64).alias("n"),
+        pl.col("passed").sum().cast(pl.Float64).alias("p"),
+        pl.col("score").count().cast(pl.Float64).alias("ns"),
         pl.col("score").sum().alias("s"),
-        (pl.col("score") ** 2).sum().alias("ss"),
+        score2.sum().alias("ss"),
         pl.len().alias("samples"),
     )
     shared = per_case.group_by(["evalId", "caseId"]).agg(pl.col("run").n_unique().alias("runs"))
@@ -136,8 +176,10 @@ def build_board(runs: list[RunDirectory]) -> dict:
     if kept.is_empty():
         raise UsageError("the runs share no case (by case ID and eval): there is nothing to rank")
     eval_order = list(dict.fromkeys(kept.filter(pl.col("run") == 0)["evalId"].to_list()))
-    usage = (
-        frame.join(shared, on=["evalId", "caseId"], how="semi")
+    shared_count = kept.filter(pl.col("run") == 0).height
+    usage_of = {
+        row["run"]: row
+        for row in frame.join(shared, on=["evalId", "caseId"], how="semi")
         .group_by("run")
         .agg(
             pl.col("inTok").sum(),
@@ -145,36 +187,35 @@ def build_board(runs: list[RunDirectory]) -> dict:
             pl.col("totTok").sum(),
             pl.col("cost").sum(),
             pl.col("known").all(),
-            pl.len().alias("samples"),
         )
-    )
-    usage_of = {row["run"]: row for row in usage.iter_rows(named=True)}
-
-    # case-level vectors per run, aligned on the shared cases (release order of the first run)
-    kept = kept.sort(["run"], maintain_order=True)
-    by_run = {
-        index: {(r["evalId"], r["caseId"]): r for r in kept.filter(pl.col("run") == index).iter_rows(named=True)}
-        for index in range(k)
+        .iter_rows(named=True)
     }
-    case_keys = list(by_run[0])
-    groups = {eval_id: [key for key in case_keys if key[0] == eval_id] for eval_id in eval_order}
-    groups[OVERALL] = case_keys
 
+    cell_rows = _by_group(
+        kept,
+        [
+            pl.len().alias("cases"),
+            pl.col("samples").sum().alias("samples_all"),
+            pl.col("n").sum().alias("graded"),
+            *_moment_exprs("n", "p", "p", "p_"),
+            *_moment_exprs("ns", "s", "ss", "s_"),
+        ],
+        ["run"],
+    )
+    groups = [*eval_order, OVERALL]
     cells: dict[int, dict[str, dict]] = {i: {} for i in range(k)}
     for i in range(k):
-        for group, keys in groups.items():
-            rows = [by_run[i][key] for key in keys]
-            passes = _moments((r["n"], float(r["p"]), float(r["p"])) for r in rows)
-            scores = _moments((r["ns"], r["s"] or 0.0, r["ss"] or 0.0) for r in rows)
-            pi, si = mean_interval(passes), mean_interval(scores)
+        for group in groups:
+            row = cell_rows[(i, group)]
+            passes, scores = _moments_of(row, "p_"), _moments_of(row, "s_")
             cells[i][group] = {
-                "cases": len(keys),
-                "samples": sum(r["samples"] for r in rows),
-                "graded": sum(r["n"] for r in rows),
+                "cases": int(row["cases"]),
+                "samples": int(row["samples_all"]),
+                "graded": int(row["graded"]),
                 "passRate": _rounded(passes.mean),
-                "passRateCI": None if pi is None else [_rounded(pi.low), _rounded(pi.high)],
+                "passRateCI": _interval(passes),
                 "meanScore": _rounded(scores.mean),
-                "meanScoreCI": None if si is None else [_rounded(si.low), _rounded(si.high)],
+                "meanScoreCI": _interval(scores),
             }
 
     def rank_key(i: int) -> tuple:
@@ -183,19 +224,44 @@ def build_board(runs: list[RunDirectory]) -> dict:
 
     order = sorted(range(k), key=rank_key)
     best = order[0]
+    # each other run against the best, paired over the cases both scored
+    top = kept.filter(pl.col("run") == best).select(
+        "evalId", "caseId", pl.col("ns").alias("a_ns"), pl.col("s").alias("a_s"), pl.col("ss").alias("a_ss")
+    )
+    pairs = kept.filter(pl.col("run") != best).join(top, on=["evalId", "caseId"])
+    pairs = pairs.filter((pl.col("ns") > 0) & (pl.col("a_ns") > 0)).with_columns(
+        (pl.col("a_s") / pl.col("a_ns")).alias("xa"), (pl.col("s") / pl.col("ns")).alias("xb")
+    )
+    pair_rows = _by_group(
+        pairs,
+        [
+            pl.len().alias("pairs"),
+            pl.col("xa").sum().alias("sum_a"),
+            pl.col("xb").sum().alias("sum_b"),
+            (pl.col("xa") ** 2).sum().alias("sum_aa"),
+            (pl.col("xb") ** 2).sum().alias("sum_bb"),
+            (pl.col("xa") * pl.col("xb")).sum().alias("sum_ab"),
+            *_moment_exprs("a_ns", "a_s", "a_ss", "a_"),
+            *_moment_exprs("ns", "s", "ss", "b_"),
+        ],
+        ["run"],
+    )
     versus: dict[int, dict[str, dict]] = {i: {} for i in order[1:]}
-    for group, keys in groups.items():
+    for group in groups:
         results = {}
         for i in order[1:]:
-            a, b, ma, mb = [], [], Moments(), Moments()
-            for key in keys:
-                top, other = by_run[best][key], by_run[i][key]
-                if top["ns"] and other["ns"]:
-                    a.append(top["s"] / top["ns"])
-                    b.append(other["s"] / other["ns"])
-                    ma.add_case(top["ns"], top["s"], top["ss"])
-                    mb.add_case(other["ns"], other["s"], other["ss"])
-            results[i] = paired_difference(a, b, ma, mb)
+            row = pair_rows.get((i, group))
+            results[i] = (
+                None
+                if row is None
+                else paired_from_sums(
+                    PairSums(
+                        int(row["pairs"]), row["sum_a"], row["sum_b"], row["sum_aa"], row["sum_bb"], row["sum_ab"]
+                    ),
+                    _moments_of(row, "a_"),
+                    _moments_of(row, "b_"),
+                )
+            )
         tested = [i for i in order[1:] if results[i] is not None]
         adjusted = dict(zip(tested, holm([results[i].p_value for i in tested])))  # type: ignore[union-attr]
         for i in order[1:]:
@@ -212,7 +278,6 @@ def build_board(runs: list[RunDirectory]) -> dict:
                 "holmP": _rounded(adjusted[i]),
                 "verdict": "below" if below else "indistinguishable",
             }
-
     models = []
     for rank, i in enumerate(order, 1):
         u = usage_of.get(i) or {}
@@ -244,7 +309,7 @@ def build_board(runs: list[RunDirectory]) -> dict:
             "alpha": round(ALPHA, DIGITS),
         },
         "releaseChanged": len(digests) > 1,
-        "sharedCases": len(case_keys),
+        "sharedCases": shared_count,
         "evals": eval_order,
         "models": models,
     }
