@@ -19,12 +19,14 @@ from trunchbull.common.diagnostics import Diagnostic, UsageError, render_text
 from trunchbull.common.gc_pause import gc_paused
 from trunchbull.common.userfiles import FileProblem, read_file
 from trunchbull.grading.grader import Sample, grade
-from trunchbull.grading.recorded_run import check_new_run_dir, now, recorded_model, write_recorded_run
+from trunchbull.grading.recorded_run import recorded_model, write_recorded_run
 from trunchbull.grading.responses import parse_responses
-from trunchbull.grading.results import write_results
 from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
 from trunchbull.release.loaded import load_release
+from trunchbull.rundir.layout import check_new_run_dir
+from trunchbull.rundir.results import write_results
+from trunchbull.rundir.run_json import now
 
 EXIT_OK, EXIT_FAIL_UNDER, EXIT_UNUSABLE = 0, 1, 2
 MAX_REPORTED = 50  # diagnostics printed per run; the rest are counted
@@ -90,7 +92,7 @@ def _run_grade_command(
     try:
         check_fail_under(fail_under)
         if run_dir is not None:
-            check_new_run_dir(run_dir)
+            check_new_run_dir(run_dir, "--run-dir ")
         loaded = load_release(Path(release))
         try:
             data = read_file(Path(responses))

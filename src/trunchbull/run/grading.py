@@ -13,7 +13,8 @@ from trunchbull.grading.grader import Sample as GradedSample
 from trunchbull.grading.responses import Response
 from trunchbull.release.loaded import LoadedRelease
 from trunchbull.run.samples import Sample
-from trunchbull.rundir.records import RESPONSES, read_records
+from trunchbull.rundir.layout import RESPONSES
+from trunchbull.rundir.log import read_records
 
 
 def _graded_sample(sample: Sample, row: dict | None) -> GradedSample:

@@ -50,6 +50,7 @@ from trunchbull.evaluators.pool import pool_size
 from trunchbull.node.sandbox import log_tail, sandbox_flags
 from trunchbull.node.toolchain import JS_DIR, Toolchain
 from trunchbull.run.samples import Sample
+from trunchbull.rundir.schema import error_record
 
 WORKER_SCRIPT = JS_DIR / "run/worker.mjs"
 WORKER_MEMORY_MB = 2048
@@ -191,23 +192,7 @@ class WorkerSetupError(Exception):
 
 
 def _error_record(sample: Sample, kind: str, message: str, elapsed_s: float) -> bytes:
-    elapsed_s = elapsed_s if math.isfinite(elapsed_s) else 0.0  # it had not started
-    return orjson.dumps(
-        {
-            "caseId": sample.case_id,
-            "repeat": sample.repeat,
-            "output": "",
-            "toolCalls": [],
-            "toolResults": [],
-            "steps": 0,
-            "finishReason": None,
-            "usage": {"inputTokens": None, "outputTokens": None, "totalTokens": None},
-            "latencyMs": round(elapsed_s * 1000, 3),
-            "attempts": 1,
-            "cached": False,
-            "error": {"kind": kind, "message": message},
-        }
-    )
+    return orjson.dumps(error_record(sample.case_id, sample.repeat, kind, message, elapsed_s))
 
 
 class WorkerPool:

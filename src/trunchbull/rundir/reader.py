@@ -13,10 +13,10 @@ from pathlib import Path
 import orjson
 
 from trunchbull.common.diagnostics import Diagnostic, UsageError
-from trunchbull.rundir.records import RESPONSES, RESULTS, RUN_JSON, SUMMARY, read_records, read_run_json
-
-FORMAT = "trunchbull.run"
-OUTCOMES = ("pass", "fail", "error")
+from trunchbull.rundir.layout import RESPONSES, RESULTS, RUN_JSON, SUMMARY
+from trunchbull.rundir.log import read_records
+from trunchbull.rundir.results import is_result
+from trunchbull.rundir.run_json import is_run, read_run_json
 
 
 @dataclass
@@ -55,7 +55,7 @@ def read_run_dir(path: Path) -> RunDirectory:
         )
     meta = read_run_json(path)
     release = meta.get("release")
-    if meta.get("format") != FORMAT or type(release) is not dict or type(release.get("digest")) is not str:
+    if not is_run(meta) or type(release) is not dict or type(release.get("digest")) is not str:
         raise _problem(
             path / RUN_JSON,
             "run-format",
@@ -168,7 +168,7 @@ def _read_results(path: Path, digest: str) -> list[dict]:
         rows = orjson.loads(b"[" + b",".join(line for line in lines if line.strip()) + b"]")
     except orjson.JSONDecodeError:
         rows = None
-    if rows is None or not all(_is_result(row) for row in rows):
+    if rows is None or not all(is_result(row) for row in rows):
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -182,7 +182,7 @@ def _read_results(path: Path, digest: str) -> list[dict]:
                     "results.jsonl is written by trunchbull; re-grade the run with `--resume`",
                     number,
                 ) from None
-            if not _is_result(row):
+            if not is_result(row):
                 raise _problem(
                     path,
                     "run-invalid",
@@ -202,18 +202,6 @@ def _read_results(path: Path, digest: str) -> list[dict]:
                 number,
             )
     return rows
-
-
-def _is_result(row) -> bool:
-    return (
-        type(row) is dict
-        and type(row.get("caseId")) is str
-        and type(row.get("evalId")) is str
-        and row.get("outcome") in OUTCOMES
-        and type(row.get("releaseDigest")) is str
-        and (row.get("score") is None or type(row.get("score")) in (int, float))
-        and type(row.get("repeat", 0)) is int
-    )
 
 
 def _check_results_match_records(path: Path, results: list[dict], records: dict[tuple[str, int], dict]) -> None:

@@ -1,4 +1,4 @@
-"""The run directory (SPEC §8.3) and its append-only record log.
+"""responses.jsonl, the run's append-only record log (SPEC §8.3, §8.4).
 
 Each sample is written once, as one line, when it completes (the records
 that complete together go out in one `write()` on a file opened with
@@ -22,28 +22,7 @@ from trunchbull.common.files import write_atomic
 from trunchbull.common.jsonl import read_lines
 from trunchbull.common.userfiles import MISSING, FileProblem, read_file
 
-RUN_JSON = "run.json"
-RESPONSES = "responses.jsonl"
-RESULTS = "results.jsonl"
-SUMMARY = "summary.json"
 SYNC_INTERVAL_S = 1.0
-
-
-def write_json(path: Path, value: object) -> None:
-    write_atomic(path, orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n")
-
-
-def read_run_json(run_dir: Path) -> dict:
-    path = run_dir / RUN_JSON
-    try:
-        data = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise UsageError(f"{run_dir} has no {RUN_JSON}: it is not a run directory") from None
-    except (OSError, orjson.JSONDecodeError) as err:
-        raise UsageError(f"{path} cannot be read: {err}") from None
-    if type(data) is not dict:
-        raise UsageError(f"{path} is not a JSON object")
-    return data
 
 
 @dataclass

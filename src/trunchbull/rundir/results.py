@@ -1,4 +1,4 @@
-"""Graded results on disk: one JSON line per sample, written whole to a
+"""results.jsonl: one graded result per sample, written whole to a
 temporary file and renamed into place, so a reader sees all or nothing."""
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ from pathlib import Path
 import orjson
 
 from trunchbull.common.files import write_atomic
+
+OUTCOMES = ("pass", "fail", "error")
 
 
 def write_results(path: Path, results: list[dict]) -> None:
@@ -20,3 +22,16 @@ def write_results(path: Path, results: list[dict]) -> None:
     for row in results:
         data += dumps(row, option=newline)
     write_atomic(path, data)
+
+
+def is_result(row) -> bool:
+    """The shape of one graded result (grading/grader.py writes them)."""
+    return (
+        type(row) is dict
+        and type(row.get("caseId")) is str
+        and type(row.get("evalId")) is str
+        and row.get("outcome") in OUTCOMES
+        and type(row.get("releaseDigest")) is str
+        and (row.get("score") is None or type(row.get("score")) in (int, float))
+        and type(row.get("repeat", 0)) is int
+    )

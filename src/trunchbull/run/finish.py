@@ -1,0 +1,72 @@
+"""The end of a run (SPEC §8.5): results.jsonl and summary.json from the
+graded records, run.json finished, the summary printed, the exit code."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import orjson
+
+from trunchbull.common import exit_codes
+from trunchbull.grading.command import fail_under_verdict
+from trunchbull.grading.grader import Graded
+from trunchbull.grading.summary import summarize
+from trunchbull.grading.summary_text import render_summary
+from trunchbull.run.options import RunOptions
+from trunchbull.run.samples import Sample
+from trunchbull.rundir.layout import RESULTS, SUMMARY
+from trunchbull.rundir.results import write_results
+from trunchbull.rundir.run_json import now, write_json, write_run_json
+
+
+def grade_and_report(
+    run_dir: Path,
+    samples: list[Sample],
+    graded: Graded,
+    records: dict,
+    options: RunOptions,
+    meta: dict,
+    args,
+) -> int:
+    usages: list[dict | None] = []
+    latencies: list[float | None] = []
+    for sample in samples:
+        row = records.get((sample.case_id, sample.repeat))
+        usages.append(row.get("usage") if row is not None else None)
+        latencies.append(row.get("latencyMs") if row is not None else None)
+    write_results(run_dir / RESULTS, graded.results)
+    summary = summarize(graded.release.manifest, graded.results, usages, latencies, repeats=options.repeat)
+    summary["model"] = options.spec.text
+    write_json(run_dir / SUMMARY, summary)
+    meta["finishedAt"] = now()
+    write_run_json(run_dir, meta)
+
+    overall = summary["overall"]
+    code = exit_codes.FAILED if overall["errors"] else exit_codes.OK
+    met = None
+    verdict = None
+    if args.fail_under is not None:
+        met, verdict = fail_under_verdict(summary, args.fail_under, noun="sample")
+        if not met:
+            code = exit_codes.FAILED
+    if args.json:
+        out = {
+            **summary,
+            "runDir": str(run_dir),
+            "failUnder": None if args.fail_under is None else {"rate": args.fail_under, "met": met},
+            "exitCode": code,
+        }
+        sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        print(render_summary(summary))
+        print(f"run: {run_dir}")
+    if overall["errors"]:
+        print(
+            f"trunchbull: {overall['errors']:,} sample(s) ended in error (infrastructure failures); see "
+            f"{run_dir / RESULTS} and re-run them with --resume --rerun-errors",
+            file=sys.stderr,
+        )
+    if verdict:
+        print(verdict, file=sys.stderr)
+    return code

@@ -1,0 +1,77 @@
+"""The options of a run (SPEC §8): what the command line gives, and, on
+--resume, what run.json recorded for everything it does not give. An option
+given that differs from the recorded run is a usage error naming each
+difference."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.run.model_spec import ModelSpec, parse_model_spec
+from trunchbull.run.settings import DEFAULTS, SCHEDULING_ONLY, Filters, RunSettings, check_repeat
+
+# run.json setting → its command-line option (for --resume's comparison) and argparse name
+SETTING_FLAGS = {
+    "temperature": ("--temperature", "temperature"),
+    "maxTokens": ("--max-tokens", "max_tokens"),
+    "topP": ("--top-p", "top_p"),
+    "seed": ("--seed", "seed"),
+    "maxSteps": ("--max-steps", "max_steps"),
+    "timeout": ("--timeout", "timeout"),
+    "toolTimeout": ("--tool-timeout", "tool_timeout"),
+    "retries": ("--retries", "retries"),
+    "concurrency": ("-j/--concurrency", "concurrency"),
+}
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    spec: ModelSpec
+    settings: RunSettings
+    filters: Filters
+    repeat: int
+
+
+def resolve_options(args, previous: dict | None) -> RunOptions:
+    """This run's options; `previous`: the run.json of the run being resumed."""
+    differences: list[str] = []
+
+    def pick(flag: str, given, recorded, present: bool):
+        if given is None:
+            return recorded if present else None
+        if present and given != recorded and flag:
+            differences.append(f"{flag} {given!r} (the run has {recorded!r})")
+        return given
+
+    old = previous or {}
+    old_settings = old.get("settings") or {}
+    old_filters = old.get("filters") or {}
+    has = previous is not None
+    model = pick("--model", args.model, old.get("model"), has)
+    if model is None:
+        raise UsageError("--model SPEC is required (e.g. --model echo, --model openai:gpt-4o-mini)")
+    base_url = pick("--base-url", args.base_url, old.get("baseUrl"), has)
+    api_key_env = pick("", args.api_key_env, old.get("apiKeyEnv"), has)
+    values: dict[str, Any] = {}
+    for name, (flag, arg) in SETTING_FLAGS.items():
+        given = getattr(args, arg)
+        value = pick(
+            flag if name not in SCHEDULING_ONLY else "", given, old_settings.get(name), has and name in old_settings
+        )
+        values[name] = value if value is not None else DEFAULTS.get(name)
+    evals = pick("--eval", tuple(args.eval) if args.eval else None, tuple(old_filters.get("eval") or ()), has)
+    cases = pick("--case", tuple(args.case) if args.case else None, tuple(old_filters.get("case") or ()), has)
+    limit = pick("--limit", args.limit, old_filters.get("limit"), has)
+    repeat = pick("--repeat", args.repeat, old.get("repeat"), has)
+    repeat = 1 if repeat is None else repeat
+    if differences:
+        raise UsageError(
+            "--resume: the command line differs from the run being resumed (run.json): "
+            + "; ".join(differences)
+            + ". Resume with the same options, or start a new run directory"
+        )
+    spec = parse_model_spec(model, base_url=base_url, api_key_env=api_key_env)
+    settings = RunSettings(**{name: values[name] for name in SETTING_FLAGS})
+    return RunOptions(spec, settings, Filters(tuple(evals or ()), tuple(cases or ()), limit), check_repeat(repeat))

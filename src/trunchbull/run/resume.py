@@ -1,0 +1,64 @@
+"""A new run or a resumed one (SPEC §8.4): the run directory checked before
+anything is called or written, and, on --resume, the samples already
+recorded set apart from those still to run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.release.loaded import LoadedRelease
+from trunchbull.run.samples import Sample
+from trunchbull.rundir.layout import RESPONSES, RUN_JSON, is_non_empty_dir
+from trunchbull.rundir.log import drop_error_records, read_records
+from trunchbull.rundir.run_json import is_run, read_run_json
+
+
+def previous_run(run_dir: Path, resume: bool, rerun_errors: bool) -> dict | None:
+    """The recorded run.json when resuming; None for a new run."""
+    if rerun_errors and not resume:
+        raise UsageError("--rerun-errors re-runs the failed samples of a run being resumed: add --resume")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise UsageError(f"{run_dir} exists and is not a directory")
+    non_empty = is_non_empty_dir(run_dir)
+    if not resume:
+        if non_empty:
+            raise UsageError(
+                f"{run_dir} exists and is not empty: nothing is overwritten. Continue that run with "
+                "--resume, or choose a new directory"
+            )
+        return None
+    if not non_empty:
+        raise UsageError(f"--resume: {run_dir} holds no run to resume")
+    previous = read_run_json(run_dir)
+    if not is_run(previous):
+        raise UsageError(f"--resume: {run_dir / RUN_JSON} is not a trunchbull run")
+    return previous
+
+
+def check_same_release(previous: dict | None, release: LoadedRelease, target: Path) -> None:
+    recorded = (previous or {}).get("release") or {}
+    if previous is not None and recorded.get("digest") != release.digest:
+        raise UsageError(
+            f"--resume: {target} is release {release.digest}, but the run being resumed ran "
+            f"{recorded.get('digest')}; resume against the same release"
+        )
+
+
+@dataclass
+class Reconciled:
+    done: dict[tuple[str, int], dict]  # the records kept, by (case ID, repeat)
+    todo: list[Sample]  # the samples still to record, in plan order
+    rerun: int  # recorded samples in error dropped for --rerun-errors
+
+
+def reconcile(run_dir: Path, samples: list[Sample], resuming: bool, rerun_errors: bool) -> Reconciled:
+    """What is recorded already (a torn last line is cut off the log) and what is left."""
+    if not resuming:
+        return Reconciled({}, list(samples), 0)
+    log_path = run_dir / RESPONSES
+    recorded = read_records(log_path, drop_torn=True)
+    rerun = drop_error_records(log_path, recorded) if rerun_errors else 0
+    done = recorded.records
+    return Reconciled(done, [s for s in samples if (s.case_id, s.repeat) not in done], rerun)

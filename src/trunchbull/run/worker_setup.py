@@ -1,0 +1,116 @@
+"""The run's Node workers, set up (SPEC §8.2): what each is told (the model,
+the call settings, the release's tools), how many there are, and what a model
+that describes itself said once they were ready."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.node.toolchain import toolchain
+from trunchbull.release.loaded import LoadedRelease, runtime_layout
+from trunchbull.run.local_runtime import context_size, local_runtime, thread_count
+from trunchbull.run.model_spec import ModelSpec
+from trunchbull.run.options import RunOptions
+from trunchbull.run.sdk_bundle import sdk_bundle
+from trunchbull.run.workers import WorkerPool, WorkerSetupError, local_model_plan, worker_count
+
+
+def describe_model(pool: WorkerPool, identity: dict) -> dict | None:
+    """What a model that describes itself said when its workers were ready (a
+    local model: its file, size, context, threads, load time), with the
+    workers' count and resident memory; printed once and kept in run.json."""
+    infos = pool.ready_info()
+    described = [info["model"] for info in infos if info.get("model")]
+    if not described:
+        return None
+    rss = [info["rssBytes"] for info in infos if isinstance(info.get("rssBytes"), int)]
+    out = {
+        **described[0],
+        "model": identity["model"],
+        "workers": len(infos),
+        "loadMs": max(d.get("loadMs") or 0 for d in described),
+        "rssBytesPerWorker": max(rss) if rss else None,
+    }
+
+    def mb(n: object) -> str:
+        return f"{n / 1e6:,.0f} MB" if isinstance(n, (int, float)) else "?"
+
+    threads = out.get("threads")
+    print(
+        f"trunchbull: {out.get('file') or identity['model']} loaded in {out['workers']} worker(s)"
+        + (f" × {threads} thread(s)" if threads else "")
+        + f" in {out['loadMs'] / 1000:.1f} s"
+        + (f"; context {out['contextSize']:,} tokens" if out.get("contextSize") else "")
+        + (f"; memory: {mb(out['rssBytesPerWorker'])} resident per worker" if rss else "")
+        + (f", {mb(out['sizeBytes'])} of weights memory-mapped (shared)" if out.get("sizeBytes") else "")
+        + ("" if out.get("toolCalls", True) else "; its chat template cannot call tools"),
+        file=sys.stderr,
+    )
+    return out
+
+
+def spawn_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samples: int | None) -> WorkerPool:
+    """The run's workers, started (not yet ready). `samples`: how many are
+    left to run (a local model's plan needs it; None for a hosted model)."""
+    layout = runtime_layout(release, workdir)
+    tools = {}
+    for tool in release.manifest.get("tools") or []:
+        bundle = layout.bundle(tool["bundle"])
+        if bundle is not None:
+            tools[tool["name"]] = {
+                "module": str(bundle),
+                "description": tool["description"],
+                "inputSchema": tool["inputSchema"],
+            }
+    settings = options.settings
+    spec = options.spec
+    tc = toolchain()
+    model = spec.for_worker()
+    sdk = sdk_bundle(tc, spec.provider)
+    read_paths = [*layout.read_paths, *spec.read_paths(), sdk]
+    size, per_worker = worker_count(settings.concurrency), None
+    node_flags: tuple[str, ...] = ()
+    if spec.local:  # installed on first use; one model instance per worker, one sample at a time on each
+        runtime = local_runtime(tc)
+        assert samples is not None
+        size, threads = local_model_plan(settings.concurrency, samples)
+        model.update(runtime=str(runtime.root), threads=thread_count(threads), contextSize=context_size())
+        read_paths += runtime.read_paths()
+        node_flags, per_worker = runtime.node_flags, 1
+    config = {
+        "sdk": str(sdk),
+        "model": model,
+        "settings": settings.call_settings(),
+        "maxSteps": settings.maxSteps,
+        "timeoutMs": int(settings.timeout * 1000),
+        "toolTimeoutMs": int(settings.toolTimeout * 1000),
+        "retries": settings.retries,
+        "tools": tools,
+    }
+    pool = WorkerPool(
+        tc,
+        config,
+        read_paths,
+        spec.worker_env(),
+        size=size,
+        concurrency=settings.concurrency,
+        cwd=layout.modules_dir,
+        timeout_s=settings.timeout,
+        tool_timeout_s=settings.toolTimeout,
+        node_flags=node_flags,
+        per_worker=per_worker,
+        on_warning=lambda text: print(f"trunchbull: warning: {text}", file=sys.stderr),
+    )
+    pool.spawn()
+    return pool
+
+
+def wait_ready(pool: WorkerPool, spec: ModelSpec) -> None:
+    """Until every worker has made the model (the pool is killed if one cannot)."""
+    try:
+        pool.wait_ready()
+    except WorkerSetupError as err:
+        pool.kill_all()
+        raise UsageError(f"--model {spec.text}: the model cannot be made: {err}") from None
