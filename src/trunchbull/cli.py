@@ -147,6 +147,27 @@ def _add_run_parser(commands) -> None:
         "--rerun-errors", action="store_true", help="with --resume: also re-run samples that ended in error"
     )
     records.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    costs = run.add_argument_group("costs and budgets")
+    costs.add_argument(
+        "--prices",
+        type=Path,
+        metavar="FILE",
+        help="TOML or JSON: model SPEC -> input, output, cachedInput USD per million tokens (overrides the defaults)",
+    )
+    costs.add_argument(
+        "--max-cost", type=float, metavar="USD", help="start no sample that could take the run past USD (exit 3)"
+    )
+    costs.add_argument(
+        "--max-total-tokens",
+        type=int,
+        metavar="N",
+        help="start no sample that could take the run past N tokens (exit 3)",
+    )
+    costs.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the samples planned, those cached, the estimated input tokens and cost; call and write nothing",
+    )
     run.add_argument(
         "--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)"
     )

@@ -50,10 +50,12 @@ class _Tally:
     """One eval's samples: outcome counts, usages, the graded samples'
     latencies, and per case [graded, passed, score sum, scores, sum of squared scores]."""
 
-    __slots__ = ("samples", "passed", "failed", "errors", "usages", "latencies", "cases")
+    __slots__ = ("samples", "passed", "failed", "errors", "usages", "latencies", "cases", "cost", "cost_unknown")
 
     def __init__(self) -> None:
         self.samples = self.passed = self.failed = self.errors = 0
+        self.cost = 0.0
+        self.cost_unknown = False
         self.usages: list[dict] = []
         self.latencies: list[float] = []
         self.cases: dict[object, list] = {}  # case id (in the overall tally: eval and case id) → counts
@@ -65,6 +67,8 @@ class _Tally:
         self.errors += other.errors
         self.usages += other.usages
         self.latencies += other.latencies
+        self.cost += other.cost
+        self.cost_unknown = self.cost_unknown or other.cost_unknown
         for case_id, counts in other.cases.items():  # the same case id in two evals is two cases
             self.cases[(eval_id, case_id)] = counts
 
@@ -78,12 +82,15 @@ class _Tally:
 
 
 def _tally(
-    results: Sequence[dict], usages: Sequence[dict | None], latencies: Sequence[float | None]
+    results: Sequence[dict],
+    usages: Sequence[dict | None],
+    latencies: Sequence[float | None],
+    costs: Sequence[float | None],
 ) -> dict[str, _Tally]:
     by_eval: dict[str, _Tally] = {}
     eval_id = None
     tally = _Tally()
-    for row, usage, latency in zip(results, usages, latencies):
+    for row, usage, latency, cost in zip(results, usages, latencies, costs):
         if row["evalId"] != eval_id:  # rows come eval by eval: look the tally up once per run of them
             eval_id = row["evalId"]
             if eval_id not in by_eval:
@@ -112,6 +119,10 @@ def _tally(
             case[4] += score * score
         if type(usage) is dict:
             tally.usages.append(usage)
+        if type(cost) in (int, float):
+            tally.cost += cost
+        elif outcome != "error":  # a sample in error that reported nothing is counted as costing nothing
+            tally.cost_unknown = True
     return by_eval
 
 
@@ -130,13 +141,19 @@ def summarize(
     usages: Sequence[dict | None] | None = None,
     latencies: Sequence[float | None] | None = None,
     repeats: int = 1,
+    costs: Sequence[float | None] | None = None,
 ) -> dict:
-    """`results`: graded rows (caseId, evalId, outcome, score); `usages` and
-    `latencies`: per row, the sample's usage ({inputTokens, outputTokens,
-    totalTokens}) and latency in ms, when known."""
+    """`results`: graded rows (caseId, evalId, outcome, score); `usages`,
+    `latencies` and `costs`: per row, the sample's usage ({inputTokens,
+    outputTokens, totalTokens}), latency in ms and cost in USD, when known.
+    A group's `cost` is null when some graded sample's cost is unknown."""
     n = len(results)
+    none = [None] * n
     by_eval = _tally(
-        results, usages if usages is not None else [None] * n, latencies if latencies is not None else [None] * n
+        results,
+        usages if usages is not None else none,
+        latencies if latencies is not None else none,
+        costs if costs is not None else none,
     )
     order = [e["id"] for e in manifest.get("evals") or []]
     eval_ids = [e for e in order if e in by_eval] + [e for e in by_eval if e not in order]
@@ -179,6 +196,7 @@ def _group(tally: _Tally, repeats: int) -> dict:
         "meanScore": _rounded(scores.mean),
         "meanScoreCI": _interval(scores),
         "tokens": tally.tokens(),
+        "cost": None if tally.cost_unknown else round(tally.cost, DIGITS),
         "latencyMs": _percentiles(tally.latencies),
     }
     if repeats >= 2:

@@ -19,6 +19,13 @@ def _number(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def cost_text(value: float | None) -> str:
+    """USD, or "unknown" (a price is unknown: never shown as 0)."""
+    if value is None:
+        return "unknown"
+    return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
+
+
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f}"
 
@@ -33,6 +40,7 @@ COLUMNS = (
     "95% CI",
     "mean score",
     "tokens",
+    "cost",
     "p50 ms",
     "p90 ms",
 )
@@ -55,6 +63,7 @@ def render_summary(summary: dict) -> str:
                 _interval(g["passRateCI"]),
                 _number(g["meanScore"]),
                 f"{g['tokens']['total']:,}",
+                cost_text(g.get("cost")),
                 _ms(g["latencyMs"]["p50"]),
                 _ms(g["latencyMs"]["p90"]),
             )
