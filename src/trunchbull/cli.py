@@ -255,7 +255,9 @@ def main(argv: list[str] | None = None) -> int:
         lifetime.handle_signals()
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if extras:
+            parser.error(unrecognized(parser, args, extras))
         if not args.command:
             parser.print_help()
             return EXIT_USAGE
@@ -276,6 +278,22 @@ def main(argv: list[str] | None = None) -> int:
             lifetime.shutdown()
         except (lifetime.Interrupted, KeyboardInterrupt):  # a second signal: finish anyway
             lifetime.shutdown()
+
+
+def unrecognized(parser: argparse.ArgumentParser, args, extras: list[str]) -> str:
+    """argparse's "unrecognized arguments", with the nearest option of the command for each misspelt flag."""
+    from trunchbull.common.ids import suggest
+
+    command = parser
+    for action in parser._subparsers._group_actions if parser._subparsers else []:  # argparse keeps them private
+        command = action.choices.get(args.command, parser)
+    options = [o for o in command._option_string_actions if o.startswith("--")]
+    parts = []
+    for extra in extras:
+        flag = extra.split("=", 1)[0]
+        near = suggest(flag, options) if flag.startswith("-") else None
+        parts.append(f"{extra} (did you mean {near}?)" if near else extra)
+    return "unrecognized arguments: " + " ".join(parts)
 
 
 def _interrupted() -> int:
