@@ -29,7 +29,7 @@ into an immutable, reproducible release; run models against it and grade them.
   trunchbull run    out --model echo -o runs/a    run a model, record, grade
   trunchbull grade  out responses.jsonl           grade recorded responses
   trunchbull report runs/b --vs runs/a -o r.html  terminal summary and an HTML report
-  trunchbull compare runs/a runs/b                paired difference with 95% CIs
+  trunchbull compare runs/a runs/b                paired difference (b - a) with 95% CIs
   trunchbull export runs/a --format junit         JUnit XML, CSV or Parquet
   trunchbull leaderboard runs/*                   many runs ranked, with intervals and costs
 """
@@ -202,13 +202,14 @@ def _add_report_parsers(commands) -> None:
 
     compare = commands.add_parser(
         "compare",
-        help="paired comparison of two runs: B - A per eval and overall, with 95%% CIs",
+        help="paired comparison of two runs: RUN - BASE per eval and overall, with 95%% CIs",
         description="Pair the cases of two runs by ID and report, per eval and overall, the difference of mean "
-        "scores B - A with its standard error and 95% confidence interval (paired t), and the cases "
-        "that regressed (pass -> fail), were fixed or are unchanged.",
+        "scores B - A (RUN - BASE: the baseline comes first, as --vs names it in `report`) with its 95%% "
+        "confidence interval and the minimum difference detectable at 80%% power, and the cases that "
+        "regressed (pass -> fail), were fixed or are unchanged.",
     )
-    compare.add_argument("run_a", type=Path, metavar="RUN_A", help="the baseline run directory")
-    compare.add_argument("run_b", type=Path, metavar="RUN_B", help="the run directory compared with it")
+    compare.add_argument("run_a", type=Path, metavar="BASE", help="the baseline run directory (A)")
+    compare.add_argument("run_b", type=Path, metavar="RUN", help="the run directory judged against it (B)")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
     compare.add_argument(
         "--fail-on-regression",

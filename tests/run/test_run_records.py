@@ -79,7 +79,9 @@ def test_run_directory_format(built, server, cli, tmp_path):
         "attempts",
         "cached",
         "error",
+        "cost",
     }
+    assert records[0]["cost"] is None  # no price for this model: unknown, not 0
     results = read_jsonl(out / "results.jsonl")
     assert [r["caseId"] for r in results] == ["plain.one", "plain.two", "plain.three", "plain.four"]  # release order
     summary = orjson.loads((out / "summary.json").read_bytes())

@@ -35,13 +35,13 @@ def _difference(model: dict) -> str:
 
 def render_board(board: dict, runs_left_out: list[tuple[str, int]]) -> str:
     evals = board["evals"]
-    header = ("#", "model", "vs best", "mean score [95% CI]", *evals, "B - best [95% CI], Holm p", "tokens", "cost")
+    header = ("model", "rank", "vs best", "mean score [95% CI]", *evals, "- best [95% CI], Holm p", "tokens", "cost")
     cells = [header]
     for m in board["models"]:
         cells.append(
             (
-                str(m["rank"]),
                 m["model"],
+                str(m["rank"]),
                 MARKS[m["verdict"]],
                 _score(m["overall"]),
                 *(_short(m["evals"][e]) for e in evals),
