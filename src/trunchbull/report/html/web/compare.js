@@ -42,7 +42,7 @@ function changes(comparison, openCase) {
   return h("div", {},
     h("ol", { class: "changes", "data-testid": "changes" }, list.slice(0, SHOWN_CHANGES).map((c) =>
       h("li", { class: `change ${c.change}`, "data-testid": "change", "data-case": c.caseId, "data-change": c.change,
-        onclick: () => openCase(c.caseId) },
+        onclick: () => openCase(c.caseId, list.slice(0, SHOWN_CHANGES).map((x) => x.caseId)) },
         h("span", { class: `chip ${c.change === "regressed" ? "fail" : "pass"}` }, c.change),
         h("code", {}, c.caseId), h("span", { class: "muted" }, ` ${c.evalId}`),
         h("span", { class: "n" }, ` pass ${pct(c.a.passRate)} → ${pct(c.b.passRate)}`)))),
