@@ -38,7 +38,9 @@ for run in map(Path, sys.argv[1:]):
 
 def cli(*args) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
-    proc = subprocess.run([sys.executable, "-m", "trunchbull", *map(str, args)], capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trunchbull", *map(str, args)], capture_output=True, text=True, env=env
+    )
     if proc.returncode not in (0, 1):
         raise SystemExit(f"trunchbull {' '.join(map(str, args))} failed:\n{proc.stdout}{proc.stderr}")
     return proc
@@ -107,10 +109,14 @@ def main() -> None:
     bt, bm = statistics.median(t for t, _ in board), statistics.median(m for _, m in board)
     ft, fm = statistics.median(t for t, _ in floor), statistics.median(m for _, m in floor)
     print(f"leaderboard of {args.runs} runs x {args.samples:,} samples, median of {args.repeat} (load {load:.1f})")
-    print(f"  leaderboard: {bt:.2f} s (range {min(t for t, _ in board):.2f}-{max(t for t, _ in board):.2f}), {bm:.0f} MB")
+    print(
+        f"  leaderboard: {bt:.2f} s (range {min(t for t, _ in board):.2f}-{max(t for t, _ in board):.2f}), {bm:.0f} MB"
+    )
     print(f"  floor (polars reads the same files): {ft:.2f} s, {fm:.0f} MB")
-    print(f"  ratio {bt / ft:.2f}x time; targets <= 2 s ({'met' if bt <= 2 else 'NOT met'}), <= 500 MB "
-          f"({'met' if bm <= 500 else 'NOT met'})")
+    print(
+        f"  ratio {bt / ft:.2f}x time; targets <= 2 s ({'met' if bt <= 2 else 'NOT met'}), <= 500 MB "
+        f"({'met' if bm <= 500 else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

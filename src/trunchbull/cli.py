@@ -287,7 +287,8 @@ def unrecognized(parser: argparse.ArgumentParser, args, extras: list[str]) -> st
 
     command = parser
     for action in parser._subparsers._group_actions if parser._subparsers else []:  # argparse keeps them private
-        command = action.choices.get(args.command, parser)
+        choices = action.choices if isinstance(action.choices, dict) else {}
+        command = choices.get(args.command, parser)
     options = [o for o in command._option_string_actions if o.startswith("--")]
     parts = []
     for extra in extras:

@@ -23,7 +23,10 @@ def test_worker_records_match_the_schema(built, server, cli, tmp_path):
     release = built("agent")
     server.script(
         "[order-a1]",
-        [Reply(tool_calls=[("lookup_order", {"orderId": "A1"})], usage=(11, 5)), Reply(content="shipped", usage=(2, 1))],
+        [
+            Reply(tool_calls=[("lookup_order", {"orderId": "A1"})], usage=(11, 5)),
+            Reply(content="shipped", usage=(2, 1)),
+        ],
     )
     server.script("[fault-explode]", [Reply(tool_calls=[("explode", {})]), Reply(content="it failed")])
     server.script("[fault-spin]", [Reply(tool_calls=[("spin", {})])])

@@ -119,7 +119,7 @@ def _tally(
             case[4] += score * score
         if type(usage) is dict:
             tally.usages.append(usage)
-        if type(cost) in (int, float):
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             tally.cost += cost
         elif outcome != "error":  # a sample in error that reported nothing is counted as costing nothing
             tally.cost_unknown = True

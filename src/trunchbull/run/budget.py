@@ -27,16 +27,19 @@ from trunchbull.run.samples import Sample
 
 
 def record_tokens(row: dict) -> int:
-    usage = row.get("usage") if type(row.get("usage")) is dict else {}
+    usage = row.get("usage")
+    if not isinstance(usage, dict):
+        return 0
     total = usage.get("totalTokens")
     if type(total) is int:
         return total
-    return sum(v for v in (usage.get("inputTokens"), usage.get("outputTokens")) if type(v) is int)
+    parts = (usage.get("inputTokens"), usage.get("outputTokens"))
+    return sum(v for v in parts if isinstance(v, int) and not isinstance(v, bool))
 
 
 def record_cost(row: dict) -> float:
     cost = row.get("cost")
-    return float(cost) if type(cost) in (int, float) else 0.0
+    return float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else 0.0
 
 
 @dataclass

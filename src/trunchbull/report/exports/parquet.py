@@ -19,7 +19,7 @@ def _json(value: object) -> str | None:
 
 
 def _number(value: object) -> float | None:
-    return float(value) if type(value) in (int, float) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _int(value: object) -> int | None:
@@ -31,7 +31,8 @@ def _text(value: object) -> str | None:
 
 
 def _calls(record: dict) -> list[dict]:
-    calls = record.get("toolCalls") if type(record.get("toolCalls")) is list else []
+    found = record.get("toolCalls")
+    calls: list = found if isinstance(found, list) else []
     return [
         {
             "toolCallId": _text(c.get("toolCallId")),
@@ -44,7 +45,8 @@ def _calls(record: dict) -> list[dict]:
 
 
 def _results(record: dict) -> list[dict]:
-    results = record.get("toolResults") if type(record.get("toolResults")) is list else []
+    found = record.get("toolResults")
+    results: list = found if isinstance(found, list) else []
     return [
         {
             "toolCallId": _text(r.get("toolCallId")),

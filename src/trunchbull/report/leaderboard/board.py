@@ -65,7 +65,8 @@ def samples_frame(runs: list[RunDirectory]):
         records = run.records
         for row in run.results:
             record = records.get((row["caseId"], row.get("repeat", 0))) or {}
-            usage = record.get("usage") if type(record.get("usage")) is dict else {}
+            found = record.get("usage")
+            usage: dict = found if isinstance(found, dict) else {}
             cost = record.get("cost")
             outcome = row["outcome"]
             columns["run"].append(index)
@@ -77,8 +78,9 @@ def samples_frame(runs: list[RunDirectory]):
             for name, key in (("inTok", "inputTokens"), ("outTok", "outputTokens"), ("totTok", "totalTokens")):
                 value = usage.get(key)
                 columns[name].append(value if type(value) is int else None)
-            columns["cost"].append(float(cost) if type(cost) in (int, float) else None)
-            columns["known"].append(type(cost) in (int, float))
+            known = isinstance(cost, (int, float)) and not isinstance(cost, bool)
+            columns["cost"].append(float(cost) if known else None)  # type: ignore[arg-type]
+            columns["known"].append(known)
     return pl.DataFrame(
         columns,
         schema={
