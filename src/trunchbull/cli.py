@@ -14,8 +14,7 @@ import orjson
 from trunchbull import __version__
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError, render_json, report_internal_error
-from trunchbull.common.userfiles import display, exists
-from trunchbull.compile.building import build_release, compile_root, describe_counts
+from trunchbull.compile.building import build_release, compile_root
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -97,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_run_parser(commands) -> None:
+    from trunchbull.run.providers import model_help
+
     run = commands.add_parser(
         "run",
         help="run every case through a model with its tools, record, then grade",
@@ -108,8 +109,7 @@ def _add_run_parser(commands) -> None:
     run.add_argument(
         "--model",
         metavar="SPEC",
-        help="echo | replay:PATH | llamacpp:PATH.gguf | openai:MODEL | anthropic:MODEL | google:MODEL | "
-        "openai-compatible:MODEL",
+        help=model_help(),
     )
     run.add_argument(
         "-o", "--out", type=Path, required=True, metavar="RUN_DIR", help="the run directory (new, or --resume)"
@@ -175,6 +175,9 @@ def _add_run_parser(commands) -> None:
 
 
 def _add_report_parsers(commands) -> None:
+    from trunchbull.report.exports.formats import formats, help_texts
+
+    export_help, export_description = help_texts()
     report = commands.add_parser(
         "report",
         help="a run's terminal summary and a self-contained HTML report",
@@ -224,13 +227,17 @@ def _add_report_parsers(commands) -> None:
 
     export = commands.add_parser(
         "export",
-        help="a run's results as JUnit XML, CSV or Parquet",
-        description="Write RUN_DIR's results as JUnit XML (one testsuite per eval, one "
-        "testcase per sample), as a CSV with one row per sample, or as Parquet (one row per sample, every "
-        "field of the record and its grade, typed columns; needs -o).",
+        help=export_help,
+        description=export_description,
     )
     export.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
-    export.add_argument("--format", required=True, choices=("junit", "csv", "parquet"), help="junit, csv or parquet")
+    names = list(formats())
+    export.add_argument(
+        "--format",
+        required=True,
+        choices=names,
+        help=" or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names),
+    )
     export.add_argument("-o", "--out", type=Path, metavar="FILE", help="the file to write (default: standard output)")
 
 
@@ -311,7 +318,7 @@ def cmd_check(args) -> int:
             sys.stdout.buffer.write(render_json(outcome.diagnostics.sorted()) + b"\n")
         else:
             assert outcome.release is not None  # compiled without errors
-            print(f"ok: {describe_counts(outcome.release.manifest['counts'])}")
+            print(f"ok: {outcome.release.manifest.describe_counts()}")
     return code
 
 
@@ -324,89 +331,33 @@ def cmd_build(args) -> int:
     if args.json:
         summary = {
             "release": str(out),
-            "digest": manifest["digest"],
-            "counts": manifest["counts"],
+            "digest": manifest.digest,
+            "counts": manifest.counts,
             "diagnostics": [d.to_json() for d in outcome.diagnostics.sorted()],
         }
         sys.stdout.buffer.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        print(f"built {out}: {describe_counts(manifest['counts'])}")
-        print(f"digest {manifest['digest']}")
+        print(f"built {out}: {manifest.describe_counts()}")
+        print(f"digest {manifest.digest}")
     return EXIT_OK
-
-
-def _read(path: Path):
-    from trunchbull.release.format import ReleaseError, read_release
-
-    if not exists(path):
-        raise UsageError(f"{display(str(path))} does not exist")
-    try:
-        return read_release(path)
-    except (ReleaseError, OSError) as err:
-        raise UsageError(str(err)) from None
 
 
 def cmd_verify(args) -> int:
-    from trunchbull.release.format import verify
+    from trunchbull.release.commands import verify_command
 
-    problems = verify(_read(args.release))
-    for problem in problems:
-        print(f"{args.release}: {problem}", file=sys.stderr)
-    if problems:
-        print(
-            f"trunchbull: release does not verify ({len(problems)} problem{'s' * (len(problems) != 1)})",
-            file=sys.stderr,
-        )
-        return EXIT_INVALID
-    print(f"ok: {args.release} verifies")
-    return EXIT_OK
+    return verify_command(args)
 
 
 def cmd_inspect(args) -> int:
-    manifest = _read(args.release).manifest
-    if args.json:
-        summary = {k: manifest.get(k) for k in ("title", "version", "digest", "counts")}
-        summary["evals"] = [
-            {k: e[k] for k in ("id", "title", "caseCount", "evaluatorKinds")} for e in manifest["evals"]
-        ]
-        summary["tools"] = [t["name"] for t in manifest["tools"]]
-        sys.stdout.buffer.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
-        return EXIT_OK
-    version = f" {manifest['version']}" if manifest.get("version") else ""
-    print(f"{manifest['title']}{version}  ({manifest['digest']})")
-    counts = manifest["counts"]
-    print(describe_counts(counts))
-    print()
-    width = max([len(e["id"]) for e in manifest["evals"]] + [4])
-    print(f"{'eval'.ljust(width)}  cases  evaluators")
-    for entry in manifest["evals"]:
-        print(f"{entry['id'].ljust(width)}  {entry['caseCount']:5d}  {', '.join(entry['evaluatorKinds'])}")
-    if manifest["tools"]:
-        print()
-        print("tools:")
-        for tool in manifest["tools"]:
-            print(f"  {tool['name']}  {tool['description']}")
-    return EXIT_OK
+    from trunchbull.release.commands import inspect_command
+
+    return inspect_command(args)
 
 
 def cmd_diff(args) -> int:
-    from trunchbull.release.format import diff
+    from trunchbull.release.commands import diff_command
 
-    result = diff(_read(args.a), _read(args.b))
-    if args.json:
-        sys.stdout.buffer.write(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
-        return EXIT_OK
-    for section in ("cases", "tools"):
-        part = result[section]
-        for name in part["added"]:
-            print(f"+ {section[:-1]} {name}")
-        for name in part["removed"]:
-            print(f"- {section[:-1]} {name}")
-        for change in part["changed"]:
-            print(f"~ {section[:-1]} {change['id']}: {', '.join(change['fields'])}")
-    if not any(result[s][k] for s in ("cases", "tools") for k in ("added", "removed", "changed")):
-        print("no differences in cases or tools")
-    return EXIT_OK
+    return diff_command(args)
 
 
 def cmd_grade(args) -> int:

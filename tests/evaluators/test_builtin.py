@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from trunchbull.evaluators.builtin import prepare
-from trunchbull.evaluators.gsm8k import extract_gsm8k
+from trunchbull.evaluators.registry import prepare
+from trunchbull.evaluators.kinds.gsm8k import extract_gsm8k
 from trunchbull.evaluators.normalize import normalize_answer
 
 
@@ -116,9 +116,9 @@ def test_normalize_answer(text, normalized):
 )
 def test_answer_bank_output_normalization_is_normalize_answer(text):
     # the grader's ASCII fast path must give exactly normalize_answer's result
-    from trunchbull.evaluators.builtin import _normalize_output
+    from trunchbull.evaluators.kinds.answer_bank import normalize_output
 
-    assert _normalize_output(text) == normalize_answer(text)
+    assert normalize_output(text) == normalize_answer(text)
 
 
 BANK = {"kind": "answer_bank", "answers": ["full refund", "Yes"], "forbiddenAnswers": ["no refund"]}

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from trunchbull.evaluators.builtin import prepare
-from trunchbull.evaluators.toolcalls import ToolSchemas, json_equal, normalize_tool_call, normalize_tool_calls
+from trunchbull.evaluators.registry import prepare
+from trunchbull.evaluators.tool_calls import ToolSchemas, json_equal, normalize_tool_call, normalize_tool_calls
 
 WEATHER = {
     "$schema": "http://json-schema.org/draft-07/schema#",

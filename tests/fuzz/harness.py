@@ -112,7 +112,8 @@ def check_build(trial: Trial, out: Path) -> list[str]:
 
 def release_problems(out: Path) -> list[str]:
     sys.path.insert(0, str(REPO / "src"))
-    from trunchbull.release.format import read_release, verify
+    from trunchbull.release.files import read_release
+    from trunchbull.release.verify import verify
 
     found = [f"release does not verify: {p}" for p in verify(read_release(out))]
     for path in [out, *out.rglob("*")]:

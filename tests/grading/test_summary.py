@@ -12,10 +12,11 @@ from scipy.stats import binomtest
 from scipy.stats import t as student_t
 
 from trunchbull.grading.summary import summarize
+from trunchbull.release.manifest import Manifest
 from trunchbull.stats.passk import pass_hat_k
 from trunchbull.stats.quantiles import Z95
 
-MANIFEST = {"title": "t", "version": None, "digest": "sha256:x", "evals": [{"id": "b"}, {"id": "a"}]}
+MANIFEST = Manifest({"title": "t", "version": None, "digest": "sha256:x", "evals": [{"id": "b"}, {"id": "a"}]})
 
 
 def rows(spec: list[tuple[str, str, str, float | None]]) -> list[dict]:

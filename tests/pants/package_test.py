@@ -34,7 +34,7 @@ def _checkout() -> Path:
     repo = os.environ.get("TRUNCHBULL_REPO")
     if not repo and url.startswith("file://") and "/.pants-env/" in url:
         repo = url[len("file://") :].split("/.pants-env/")[0]
-    if not repo or not (Path(repo) / "src" / "trunchbull" / "steps.py").is_file():
+    if not repo or not (Path(repo) / "src" / "trunchbull" / "compile" / "steps.py").is_file():
         pytest.fail("run with ./pants test (it sets PANTS_PEX_CLI_URL_TEMPLATE) or set TRUNCHBULL_REPO")
     return Path(repo)
 

@@ -16,7 +16,7 @@ def test_cache_key_is_the_sha256_of_the_canonical_json_of_the_spec_fields(built)
     release = load_release(built("agent"))
     settings = RunSettings(temperature=0.5, seed=3, maxSteps=4)
     samples = plan(release, select_cases(release, Filters()), 2, MODEL, settings)
-    tools = {t["name"]: t for t in release.manifest["tools"]}
+    tools = {t["name"]: t for t in release.manifest.tools}
     assert len(samples) == 2 * len(release.cases)
     for sample in samples:
         document = cache_document(

@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 from trunchbull.node.toolchain import toolchain
-from trunchbull.run.model_spec import PROVIDERS
-from trunchbull.run.sdk_bundle import AI_EXPORTS, PROVIDER_PACKAGES, sdk_bundle
+from trunchbull.run.providers import PROVIDERS
+from trunchbull.run.sdk_bundle import AI_EXPORTS, sdk_bundle
 
 
 def exports_of(bundle) -> dict[str, str]:
@@ -30,7 +30,7 @@ def test_each_provider_gets_the_ai_sdk_calls_and_its_factory(provider, tmp_path,
     monkeypatch.setenv("TRUNCHBULL_CACHE_DIR", str(tmp_path))
     bundle = sdk_bundle(tc, provider)
     assert bundle.parent == tmp_path / "sdk"
-    expected = {*AI_EXPORTS, *([PROVIDER_PACKAGES[provider][1]] if provider in PROVIDER_PACKAGES else [])}
+    expected = {*AI_EXPORTS, *([PROVIDERS[provider].factory] if PROVIDERS[provider].package else [])}
     assert exports_of(bundle) == {name: "function" for name in expected}
     assert sorted(p.name for p in bundle.parent.iterdir()) == [bundle.name]  # no entry or staging file left
 

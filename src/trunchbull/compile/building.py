@@ -70,14 +70,6 @@ def compile_root(root: Path, as_json: bool) -> tuple[int, CompileOutcome]:
     return EXIT_OK, outcome
 
 
-def plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
-def describe_counts(counts: dict) -> str:
-    return ", ".join(plural(counts[k], k[:-1]) for k in ("evals", "cases", "tools"))
-
-
 def refuse_to_replace(out: Path) -> None:
     """A build replaces an earlier release, never another directory's files."""
     try:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from trunchbull.compile.cases.fields import Where
-from trunchbull.release.format import canonical_line
+from trunchbull.release.canonical import canonical_line
 
 
 @dataclass

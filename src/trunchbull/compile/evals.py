@@ -10,20 +10,20 @@ from trunchbull.common.diagnostics import Diagnostics
 from trunchbull.common.ids import authoring_id_problem, json_type, suggest
 from trunchbull.common.paths import rel_posix, resolve_inside
 from trunchbull.common.userfiles import MISSING, UNREADABLE, UNREADABLE_CODE, FileProblem, display, read_file
-from trunchbull.compile.cases.csv_cases import read_csv_cases
 from trunchbull.compile.cases.fields import CaseDraft, Where, check_case, check_optional_text, check_tool_list
 from trunchbull.compile.cases.inline import read_inline
-from trunchbull.compile.cases.jsonl_cases import read_jsonl
+from trunchbull.compile.cases.sources import source_for, suffixes
 from trunchbull.compile.compiled_eval import CompiledEval
 from trunchbull.compile.locate import find_default_export, find_literal, refine
 from trunchbull.compile.modules import ModuleReport
 from trunchbull.compile.transformer.expand import expand_transformer
+from trunchbull.evaluators.registry import csv_kinds, kinds
 from trunchbull.evaluators.specs import validate_spec
 from trunchbull.node.sandbox import NodeHelper
+from trunchbull.release.manifest import bundle_name
 
 EVAL_KEYS = ("id", "title", "description", "systemPrompt", "tools", "evaluate", "prompt", "cases")
 TITLE_MAX = 120
-CSV_KINDS = ("non_empty", "exact", "contains")
 _CASE_EVALUATE_FN = re.compile(r"cases\[\d+\]\.evaluate")
 
 
@@ -168,9 +168,9 @@ class EvalCompiler:
         if eval_tools is not None:
             result.tools = eval_tools[0]
             result.tool_requests.extend((name, here.at(f"tools[{i}]"), None) for name, i in zip(*eval_tools))
-        eval_spec = self._eval_spec(
-            value, here, csv="cases" in value and isinstance(value["cases"], str) and value["cases"].endswith(".csv")
-        )
+        cases = value.get("cases")
+        source = source_for(cases) if isinstance(cases, str) else None
+        eval_spec = self._eval_spec(value, here, csv=source is not None and source.expected_from_rows)
         single = "prompt" in value
 
         def finish(draft: CaseDraft) -> None:  # called as each case is checked, so lines are made while Node streams
@@ -205,11 +205,12 @@ class EvalCompiler:
         normalized, problems = validate_spec(spec, expected_from_rows=csv)
         for p in problems:
             self.problem(here.at("evaluate").at(p.path), p.code, p.message, p.hint)
-        if csv and isinstance(spec, dict) and spec.get("kind") not in CSV_KINDS:
+        if csv and isinstance(spec, dict) and spec.get("kind") not in csv_kinds():
+            allowed = csv_kinds()
             self.problem(
                 here.at("evaluate"),
                 "csv-evaluator",
-                f"a CSV eval's evaluator must be non_empty, exact or contains, found {spec.get('kind')!r}",
+                f"a CSV eval's evaluator must be {', '.join(allowed[:-1])} or {allowed[-1]}, found {spec.get('kind')!r}",
                 "use JSONL for case-specific or other evaluator kinds",
             )
         return normalized if not problems else None
@@ -264,7 +265,7 @@ class EvalCompiler:
         self.problem(
             here.at("cases"),
             "eval-cases",
-            f"cases must be an array, a .csv/.jsonl path or {{ transformer, sources }}, found {json_type(cases)}",
+            f"cases must be an array, a {suffixes('/')} path or {{ transformer, sources }}, found {json_type(cases)}",
             'for example cases: [{ id: "…", prompt: "…" }] or cases: "./cases.jsonl"',
         )
         return None
@@ -278,12 +279,13 @@ class EvalCompiler:
             return None
         assert path is not None
         rel = rel_posix(path, self.root)
-        if not rel.endswith((".csv", ".jsonl")):
+        source = source_for(rel)
+        if source is None:
             self.problem(
                 where,
                 "data-file-type",
-                f"{display(text)} is not a .csv or .jsonl file",
-                "cases may name a sibling .csv or .jsonl file",
+                f"{display(text)} is not a {suffixes('or')} file",
+                f"cases may name a sibling {suffixes('or')} file",
             )
             return None
         try:
@@ -299,25 +301,31 @@ class EvalCompiler:
             )
             return None
         result.data_files.append(rel)
-        if rel.endswith(".jsonl"):
-            return read_jsonl(data, rel, self.report.path, self._report)
+        if source.expected_from_rows and not self._row_evaluator_ok(value, where, source.name):
+            return None
+        return source.read(data, rel, self.report.path, self._report)
+
+    def _row_evaluator_ok(self, value: dict, where: Where, source: str) -> bool:
+        """A data file whose rows give `expected` needs an eval-level declarative evaluator."""
+        allowed = csv_kinds()
+        kinds_text = f"{', '.join(allowed[:-1])} or {allowed[-1]}"
         if "evaluate" not in value:
             self.problem(
                 where,
                 "csv-evaluator",
-                "a CSV eval needs an eval-level evaluate of kind non_empty, exact or contains",
+                f"a {source} eval needs an eval-level evaluate of kind {kinds_text}",
                 "add evaluate: { kind: \"contains\" } and an expected column",
             )
-            return None
+            return False
         if value["evaluate"] is None:
             self.problem(
                 Where(where.file, where.line, where.col, "evaluate"),
                 "csv-evaluator",
-                "a CSV eval cannot use a custom evaluate function",
-                "use non_empty, exact or contains, or switch to JSONL",
+                f"a {source} eval cannot use a custom evaluate function",
+                f"use {kinds_text}, or switch to JSONL",
             )
-            return None
-        return read_csv_cases(data, rel, self.report.path, self._report)
+            return False
+        return True
 
     def _transformer(self, spec: dict, where: Where, result: CompiledEval, finish: Callable[[CaseDraft], None]) -> bool:
         return expand_transformer(self, spec, where, result, finish)
@@ -371,7 +379,7 @@ class EvalCompiler:
                     return None
             return eval_spec
         if result.custom:
-            return {"kind": "custom", "module": f"modules/{self.report.bundle_sha}.mjs"}
+            return {"kind": "custom", "module": bundle_name(self.report.bundle_sha)}
         if "evaluate" not in value:
             self.problem(
                 draft.where,
@@ -384,10 +392,11 @@ class EvalCompiler:
     def _csv_row_spec(self, draft: CaseDraft, eval_spec: dict) -> dict | None:
         kind = eval_spec["kind"]
         expected = draft.extra["expected"]
-        if kind == "non_empty":
-            return {"kind": "non_empty"}
-        if kind not in CSV_KINDS:
+        takes_expected = kinds()[kind].csv_expected if kind in kinds() else None
+        if takes_expected is None:
             return None
+        if not takes_expected:
+            return {"kind": kind}
         if not expected:
             self.problem(
                 draft.where,

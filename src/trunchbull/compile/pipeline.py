@@ -28,7 +28,9 @@ from trunchbull.compile.tools import CompiledTool, compile_tool_module
 from trunchbull.compile.transformer.expand import check_total_sources
 from trunchbull.node.sandbox import HelperTimeout, NodeHelper
 from trunchbull.node.toolchain import cache_root, toolchain
-from trunchbull.release.format import CASES, FORMAT, BackgroundSha256, ReleaseFiles, sha256_hex
+from trunchbull.release.canonical import BackgroundSha256, sha256_hex
+from trunchbull.release.files import ReleaseFiles
+from trunchbull.release.manifest import CASES, MODULES_DIR, bundle_name, eval_entry, new_manifest, tool_entry
 
 MAX_CASES = 25_000
 
@@ -420,41 +422,31 @@ def freeze(
 
     def add_bundle(module: str) -> str:
         report = by_path[module]
-        name = f"modules/{report.bundle_sha}.mjs"
+        assert report.bundle_sha is not None  # a module in the release was bundled
+        name = bundle_name(report.bundle_sha)
         if name not in payload:
             assert report.bundle_file is not None  # a module in the release was bundled
             payload[name] = report.bundle_file.read_bytes()
         return name
 
-    eval_entries = []
-    for ev in evals:
-        bundle = add_bundle(ev.module) if ev.custom else None
-        eval_entries.append(
-            {
-                "id": ev.id,
-                "title": ev.title,
-                "description": ev.description,
-                "module": ev.module,
-                "caseCount": len(ev.case_ids),
-                "evaluatorKinds": sorted(ev.evaluator_kinds),
-                "bundle": bundle,
-            }
+    eval_entries = [
+        eval_entry(
+            ev.id,
+            ev.title,
+            ev.description,
+            ev.module,
+            len(ev.case_ids),
+            sorted(ev.evaluator_kinds),
+            add_bundle(ev.module) if ev.custom else None,
         )
-    tool_entries = [
-        {
-            "name": t.name,
-            "description": t.description,
-            "inputSchema": t.input_schema,
-            "module": t.module,
-            "bundle": add_bundle(t.module),
-        }
-        for t in tools
+        for ev in evals
     ]
+    tool_entries = [tool_entry(t.name, t.description, t.input_schema, t.module, add_bundle(t.module)) for t in tools]
     payload[CASES] = cases_jsonl
     dependencies = None
     if deps:
         contents = {name: _read_input(config.root, path) for name, path in ((p.name, p) for p in deps.files())}
-        if any(n.startswith("modules/") for n in payload):
+        if any(n.startswith(f"{MODULES_DIR}/") for n in payload):
             payload.update(contents)
         dependencies = {
             "packageJson": "package.json",
@@ -469,24 +461,22 @@ def freeze(
                 file=rel_posix(deps.package_json, config.root),
                 hint="run `npm install` to create package-lock.json",
             )
-    manifest = {
-        "format": FORMAT,
-        "protocolVersion": 1,
-        "title": config.title,
-        "version": config.version,
-        "counts": {
+    manifest = new_manifest(
+        title=config.title,
+        version=config.version,
+        counts={
             "evals": len(evals),
             "cases": sum(len(ev.case_ids) for ev in evals),
             "tools": len(tools),
-            "modules": sum(1 for n in payload if n.startswith("modules/")),
+            "modules": sum(1 for n in payload if n.startswith(f"{MODULES_DIR}/")),
         },
-        "evals": eval_entries,
-        "tools": tool_entries,
-        "inputs": _inputs(config, evals, reports, deps),
-        "compiler": {"name": "trunchbull", "version": __version__},
-        "dependencies": dependencies,
-        "warnings": [d.render() for d in diags.sorted() if d.severity == "warning"],
-    }
+        evals=eval_entries,
+        tools=tool_entries,
+        inputs=_inputs(config, evals, reports, deps),
+        compiler_version=__version__,
+        dependencies=dependencies,
+        warnings=[d.render() for d in diags.sorted() if d.severity == "warning"],
+    )
     return ReleaseFiles.assemble(manifest, payload, hashing={CASES: cases_sha256})
 
 

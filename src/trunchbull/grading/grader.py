@@ -14,8 +14,8 @@ from typing import Any, Iterable, NamedTuple
 
 import orjson
 
-from trunchbull.evaluators.builtin import prepare
-from trunchbull.evaluators.toolcalls import ToolSchemas, normalize_tool_calls
+from trunchbull.evaluators.registry import prepare
+from trunchbull.evaluators.tool_calls import ToolSchemas, normalize_tool_calls
 from trunchbull.grading.responses import Response
 from trunchbull.release.loaded import LoadedRelease, runtime_layout
 
@@ -87,7 +87,7 @@ class Grader:
         self.release = release
         self.missing_message = missing_message
         self.rows: dict[int, dict] = {}
-        self._schemas = ToolSchemas(release.manifest.get("tools") or [])
+        self._schemas = ToolSchemas(release.manifest.tools)
         # graders are prepared once per distinct spec and shared (an eval-level
         # spec is inherited by all its cases): keyed by the spec's JSON (and
         # the case's tools for tool_call_syntax), as str: holding orjson's own

@@ -23,10 +23,16 @@ from operator import methodcaller
 from statistics import quantiles
 from typing import Sequence
 
+<<<<<<< HEAD
 from trunchbull.stats.intervals import Moments, mean_interval
 from trunchbull.stats.passk import pass_at_k, pass_hat_k
 from trunchbull.stats.quantiles import CONFIDENCE, Z95
 
+=======
+from trunchbull.release.manifest import Manifest
+
+Z95 = NormalDist().inv_cdf(0.975)
+>>>>>>> main
 DIGITS = 6
 PERCENTILES = (50, 90, 99)
 METHOD = {
@@ -136,7 +142,7 @@ def _percentiles(values: list[float]) -> dict[str, float | None]:
 
 
 def summarize(
-    manifest: dict,
+    manifest: Manifest,
     results: Sequence[dict],
     usages: Sequence[dict | None] | None = None,
     latencies: Sequence[float | None] | None = None,
@@ -155,7 +161,7 @@ def summarize(
         latencies if latencies is not None else none,
         costs if costs is not None else none,
     )
-    order = [e["id"] for e in manifest.get("evals") or []]
+    order = manifest.eval_ids
     eval_ids = [e for e in order if e in by_eval] + [e for e in by_eval if e not in order]
     evals = {eval_id: _group(by_eval[eval_id], repeats) for eval_id in eval_ids}
     if len(by_eval) == 1:
@@ -167,9 +173,9 @@ def summarize(
         overall = _group(everything, repeats)
     return {
         "release": {
-            "title": manifest.get("title"),
-            "version": manifest.get("version"),
-            "digest": manifest.get("digest"),
+            "title": manifest.title,
+            "version": manifest.version,
+            "digest": manifest.digest,
         },
         "overall": overall,
         "evals": evals,

@@ -15,12 +15,13 @@ import orjson
 
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.common.userfiles import exists
+from trunchbull.release.manifest import CASES, MODULES_DIR, PROTOCOL_VERSION, Manifest
 
 
 @dataclass
 class LoadedRelease:
     path: Path
-    manifest: dict
+    manifest: Manifest
     files: dict[str, bytes]
     _read: Any = field(repr=False, default=None)  # the release as read_release gave it
 
@@ -28,9 +29,9 @@ class LoadedRelease:
     def cases(self) -> list[dict]:
         """The parsed cases.jsonl, on first use (25,000 cases take ~0.2 s: a
         run starts its workers first)."""
-        from trunchbull.release.format import load_cases
+        from trunchbull.release.files import load_cases
 
-        data = self.files.get("cases.jsonl", b"")
+        data = self.files.get(CASES, b"")
         try:  # one parse of the whole file is much faster than one per line
             return orjson.loads(
                 b"[" + b",".join([line for line in data.split(b"\n") if line and not line.isspace()]) + b"]"
@@ -40,16 +41,17 @@ class LoadedRelease:
 
     @property
     def digest(self) -> str:
-        return self.manifest["digest"]
+        return self.manifest.digest
 
     @property
     def title(self) -> str:
-        return self.manifest.get("title") or ""
+        return self.manifest.title
 
 
 def load_release(path: Path) -> LoadedRelease:
     """A verified release, or a UsageError saying why it cannot be used."""
-    from trunchbull.release.format import ReleaseError, read_release, verify
+    from trunchbull.release.files import ReleaseError, read_release
+    from trunchbull.release.verify import verify
 
     if not exists(path):
         raise UsageError(f"{path}: no such release directory or .tar")
@@ -62,9 +64,10 @@ def load_release(path: Path) -> LoadedRelease:
         shown = "\n  ".join(problems[:10])
         raise UsageError(f"{path} does not verify, so it cannot be used:\n  {shown}")
     manifest = release.manifest
-    if manifest.get("protocolVersion") != 1:
+    if manifest.protocol_version != PROTOCOL_VERSION:
         raise UsageError(
-            f"{path}: release protocolVersion {manifest.get('protocolVersion')!r} is not supported (expected 1)"
+            f"{path}: release protocolVersion {manifest.protocol_version!r} is not supported "
+            f"(expected {PROTOCOL_VERSION})"
         )
     return LoadedRelease(path, manifest, release.files, release)
 
@@ -90,15 +93,15 @@ def runtime_layout(release: LoadedRelease, workdir: Path) -> RuntimeLayout:
     a symlink to the installed node_modules (installed once per lockfile into
     the content-addressed dependency cache, as at build time); a release
     directory without dependencies is used in place."""
-    deps = release.manifest.get("dependencies")
+    deps = release.manifest.dependencies
     if release.path.is_dir() and not deps:
-        modules = (release.path / "modules").resolve()
+        modules = (release.path / MODULES_DIR).resolve()
         if modules.is_dir():
             return RuntimeLayout(modules, [modules])
-    target = workdir / "modules"
+    target = workdir / MODULES_DIR
     target.mkdir(parents=True)
     for name, data in release.files.items():
-        if name.startswith("modules/"):
+        if name.startswith(f"{MODULES_DIR}/"):
             (workdir / name).write_bytes(data)
     read = [workdir.resolve()]
     if deps:

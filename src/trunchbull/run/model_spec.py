@@ -1,9 +1,7 @@
-"""Model SPECs (SPEC §8.1): `echo`, `replay:PATH`, `llamacpp:PATH.gguf`,
-`openai:MODEL`, `anthropic:MODEL`, `google:MODEL`, `openai-compatible:MODEL`.
-Parsed and checked before anything is called or written: an unknown provider,
-a malformed SPEC, a missing credential or base URL, a file that is not what
-the provider reads, or a platform a local model cannot run on is a usage
-error."""
+"""Model SPECs (SPEC §8.1) of the providers in providers.py, parsed and
+checked before anything is called or written: an unknown provider, a
+malformed SPEC, a missing credential or base URL, a file that is not what the
+provider reads, or a platform a local model cannot run on is a usage error."""
 
 from __future__ import annotations
 
@@ -16,51 +14,10 @@ from urllib.parse import urlsplit
 
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.common.ids import suggest
+from trunchbull.run.providers import PROVIDERS, Provider, examples
 
 
-@dataclass(frozen=True)
-class Provider:
-    name: str
-    takes_model: bool  # `name:MODEL` (else the SPEC is the bare name, or `name:PATH`)
-    key_env: str | None = None  # the default variable holding the API key
-    needs_key: bool = False
-    needs_base_url: bool = False
-    takes_path: bool = False  # `name:PATH` of a local file
-    file_kind: str = ""  # what that file is, for messages
-    file_example: str = ""
-    file_magic: bytes = b""  # how that file starts
-    local: bool = False  # the model runs in the run's workers (a native runtime, one generation per worker)
-    remote: bool = False  # the model is called over the network: the run mostly waits on it
-
-
-PROVIDERS = {
-    p.name: p
-    for p in (
-        Provider("echo", takes_model=False),
-        Provider(
-            "replay",
-            takes_model=False,
-            takes_path=True,
-            file_kind="responses file",
-            file_example="replay:responses.jsonl",
-        ),
-        Provider(
-            "llamacpp",
-            takes_model=False,
-            takes_path=True,
-            file_kind="GGUF model file",
-            file_example="llamacpp:models/SmolLM2-135M-Instruct.Q4_1.gguf",
-            file_magic=b"GGUF",
-            local=True,
-        ),
-        Provider("openai", takes_model=True, key_env="OPENAI_API_KEY", needs_key=True, remote=True),
-        Provider("anthropic", takes_model=True, key_env="ANTHROPIC_API_KEY", needs_key=True, remote=True),
-        Provider("google", takes_model=True, key_env="GOOGLE_GENERATIVE_AI_API_KEY", needs_key=True, remote=True),
-        Provider("openai-compatible", takes_model=True, needs_base_url=True, remote=True),
-    )
-}
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-EXAMPLES = "echo, replay:responses.jsonl, llamacpp:model.gguf, openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, google:gemini-2.5-flash, openai-compatible:MODEL --base-url URL"
 
 
 @dataclass(frozen=True)
@@ -87,10 +44,11 @@ class ModelSpec:
         return os.environ.get(self.api_key_env) if self.api_key_env else None
 
     def for_worker(self) -> dict:
-        """What the Node registry needs to make the model (the key itself is
-        passed in the worker's environment, never in a message)."""
+        """What the worker needs to make the model (the key itself is passed
+        in the worker's environment, never in a message)."""
         return {
             "provider": self.provider,
+            "make": PROVIDERS[self.provider].worker_entry(),
             "model": self.model,
             "baseUrl": self.base_url,
             "apiKeyEnv": self.api_key_env,
@@ -156,7 +114,7 @@ def parse_model_spec(text: str, *, base_url: str | None = None, api_key_env: str
         hint = f" (did you mean {near!r}?)" if near else ""
         raise UsageError(
             f"--model {text!r}: unknown provider {name!r}{hint}; providers: {', '.join(PROVIDERS)}. "
-            f"Examples: {EXAMPLES}"
+            f"Examples: {examples()}"
         )
     if provider.takes_model and not rest.strip():
         raise UsageError(f"--model {text!r}: name the model after the colon, e.g. {name}:MODEL")

@@ -49,7 +49,7 @@ class Sample:
 def select_cases(release: LoadedRelease, filters: Filters) -> list[dict]:
     """Cases in release order: `--eval` values and `--case` globs are each a
     union, the two flags together an intersection; then the first `--limit`."""
-    eval_ids = [e["id"] for e in release.manifest.get("evals") or []]
+    eval_ids = release.manifest.eval_ids
     for wanted in filters.evals:
         if wanted not in eval_ids:
             near = suggest(wanted, eval_ids)
@@ -116,7 +116,7 @@ def plan(
     if not keyed:
         pairs = [(case, r) for case in cases for r in range(repeat)]
         return [Sample(k, case, r, None) for k, (case, r) in enumerate(pairs)]
-    tools = {t["name"]: t for t in release.manifest.get("tools") or []}
+    tools = {t["name"]: t for t in release.manifest.tools}
     dumps, sha256, sort = orjson.dumps, hashlib.sha256, orjson.OPT_SORT_KEYS
     head = (
         b'{"baseUrl":'

@@ -6,7 +6,7 @@ Importing the packages as installed reads a few hundred files: ~200 ms for
 `ai` and @ai-sdk/openai-compatible, against ~90 ms for the same code as one
 bundle (~170 against ~65 ms for `ai` alone), in every worker of every run.
 Only what the worker uses is exported (and kept): the AI SDK calls below and
-the provider's factory, which js/run_models.mjs calls by the same name."""
+the provider's factory (providers.py), which js/run/models.mjs calls by its name."""
 
 from __future__ import annotations
 
@@ -17,15 +17,9 @@ from pathlib import Path
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.node.toolchain import Toolchain, cache_root
+from trunchbull.run.providers import PROVIDERS
 
 AI_EXPORTS = ("generateText", "stepCountIs", "tool", "jsonSchema", "asSchema")
-# provider → (package, factory)
-PROVIDER_PACKAGES = {
-    "openai": ("@ai-sdk/openai", "createOpenAI"),
-    "anthropic": ("@ai-sdk/anthropic", "createAnthropic"),
-    "google": ("@ai-sdk/google", "createGoogleGenerativeAI"),
-    "openai-compatible": ("@ai-sdk/openai-compatible", "createOpenAICompatible"),
-}
 # Whitespace and syntax only: names stay as they are, in stack traces too.
 # Some dependencies require() Node built-ins, which an ES module bundle can
 # only do through a require of its own.
@@ -43,9 +37,9 @@ ESBUILD_FLAGS = (
 
 def entry_source(provider: str) -> str:
     lines = [f'export {{ {", ".join(AI_EXPORTS)} }} from "ai";']
-    if provider in PROVIDER_PACKAGES:
-        package, factory = PROVIDER_PACKAGES[provider]
-        lines.append(f'export {{ {factory} }} from "{package}";')
+    entry = PROVIDERS[provider]
+    if entry.package:
+        lines.append(f'export {{ {entry.factory} }} from "{entry.package}";')
     return "\n".join(lines) + "\n"
 
 

@@ -29,10 +29,10 @@ def resolve_target(target: Path, *, as_json: bool) -> tuple[int, Path | None]:
 
 
 def _build(root: Path, as_json: bool) -> tuple[int, Path | None]:
-    from trunchbull.compile.building import build_release, describe_counts
+    from trunchbull.compile.building import build_release
 
     code, outcome, out = build_release(root, None, as_json=as_json)
     if out is not None and not as_json:
         assert outcome.release is not None  # built
-        print(f"built {out}: {describe_counts(outcome.release.manifest['counts'])}", file=sys.stderr)
+        print(f"built {out}: {outcome.release.manifest.describe_counts()}", file=sys.stderr)
     return code, out

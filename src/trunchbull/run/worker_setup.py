@@ -60,7 +60,7 @@ def spawn_pool(
     cost, None when the model's price is unknown."""
     layout = runtime_layout(release, workdir)
     tools = {}
-    for tool in release.manifest.get("tools") or []:
+    for tool in release.manifest.tools:
         bundle = layout.bundle(tool["bundle"])
         if bundle is not None:
             tools[tool["name"]] = {

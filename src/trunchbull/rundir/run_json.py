@@ -41,7 +41,7 @@ def new_run_json(
         "release": {
             "digest": release.digest,
             "title": release.title,
-            "version": release.manifest.get("version"),
+            "version": release.manifest.version,
             "path": str(release_path),
         },
         "model": model,

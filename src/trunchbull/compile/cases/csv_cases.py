@@ -6,6 +6,7 @@ import csv
 import io
 
 from trunchbull.compile.cases.fields import CaseDraft, Report, Where, check_case
+from trunchbull.compile.cases.sources import DataFileSource
 
 CSV_COLUMNS = ("id", "prompt", "expected", "description")
 
@@ -157,3 +158,6 @@ def _report_ragged_rows(text: str, width: int, data_path: str, report: Report, s
     if not found and syntax_fallback:
         report(Where(data_path), "csv-syntax", "the CSV file could not be parsed", "check its quoting (RFC 4180)")
     return found
+
+
+SOURCE = DataFileSource(".csv", "CSV", read_csv_cases, expected_from_rows=True)

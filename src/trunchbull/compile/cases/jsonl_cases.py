@@ -7,6 +7,7 @@ import re
 import orjson
 
 from trunchbull.compile.cases.fields import CaseDraft, Report, Where, check_case
+from trunchbull.compile.cases.sources import DataFileSource
 
 _ORJSON_POSITION = re.compile(r"line (\d+) column (\d+)")
 
@@ -39,3 +40,6 @@ def read_jsonl(data: bytes, data_path: str, module_path: str, report: Report) ->
     if not seen_any:
         report(Where(data_path), "cases-empty", "the JSONL file contains no cases", "add at least one case line")
     return drafts
+
+
+SOURCE = DataFileSource(".jsonl", "JSONL", read_jsonl)

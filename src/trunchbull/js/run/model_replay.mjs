@@ -68,7 +68,7 @@ const NO_USAGE = {
   outputTokens: { total: 0, text: 0, reasoning: undefined },
 };
 
-export function replayModel(path) {
+export function replayModel({ path }) {
   let rows = null;
   return {
     specificationVersion: "v3",

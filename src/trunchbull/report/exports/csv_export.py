@@ -9,6 +9,7 @@ import io
 
 import orjson
 
+from trunchbull.report.exports.formats import ExportFormat
 from trunchbull.rundir.reader import RunDirectory
 
 COLUMNS = (
@@ -81,3 +82,12 @@ def results_csv(run: RunDirectory) -> str:
             ]
         )
     return out.getvalue()
+
+
+FORMAT = ExportFormat(
+    "csv",
+    order=2,
+    title="CSV",
+    description="a CSV with one row per sample",
+    write=lambda run: results_csv(run).encode(),
+)

@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 
 import orjson
 
+from trunchbull.report.exports.formats import ExportFormat
 from trunchbull.rundir.reader import RunDirectory
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -90,3 +91,12 @@ def junit_xml(run: RunDirectory) -> bytes:
     total.apply(root)
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+FORMAT = ExportFormat(
+    "junit",
+    order=1,
+    title="JUnit XML",
+    description="JUnit XML (one testsuite per eval, one testcase per sample)",
+    write=junit_xml,
+)

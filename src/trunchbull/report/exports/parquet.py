@@ -7,10 +7,11 @@ several runs concatenable in a notebook or a warehouse."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import io
 
 import orjson
 
+from trunchbull.report.exports.formats import ExportFormat
 from trunchbull.rundir.reader import RunDirectory
 
 
@@ -145,14 +146,21 @@ SCHEMA = (
 ).split()
 
 
-def write_parquet(run: RunDirectory, out: Path) -> None:
-    """Written to `out` (a temporary name beside it, renamed when complete)."""
+def parquet_bytes(run: RunDirectory) -> bytes:
+    """The whole file (the export command writes it atomically)."""
     import polars as pl
 
     frame = pl.DataFrame(rows(run), schema=_schema())
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
-        frame.write_parquet(tmp, compression="zstd", statistics=True)
-        tmp.replace(out)
-    finally:
-        tmp.unlink(missing_ok=True)
+    out = io.BytesIO()
+    frame.write_parquet(out, compression="zstd", statistics=True)
+    return out.getvalue()
+
+
+FORMAT = ExportFormat(
+    "parquet",
+    order=3,
+    title="Parquet",
+    description="Parquet (one row per sample, every field of the record and its grade in typed columns; needs -o)",
+    write=parquet_bytes,
+    to_stdout=False,
+)

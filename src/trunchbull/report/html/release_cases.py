@@ -16,7 +16,6 @@ from trunchbull.common.diagnostics import UsageError
 class ReleaseCases:
     cases: dict[str, dict] | None  # case ID → the release's case; None when the release is not available
     note: str | None  # why it is not available
-    manifest: dict | None = None
 
 
 def release_cases(meta: dict, override: Path | None = None) -> ReleaseCases:
@@ -48,4 +47,4 @@ def release_cases(meta: dict, override: Path | None = None) -> ReleaseCases:
             f"{path} is now release {loaded.digest}, not the run's {release.get('digest')}, "
             "so prompts are not shown (give the run's release with --release PATH)",
         )
-    return ReleaseCases({case["id"]: case for case in loaded.cases}, None, loaded.manifest)
+    return ReleaseCases({case["id"]: case for case in loaded.cases}, None)

@@ -1,4 +1,5 @@
-"""gsm8k answer extraction and number normalization (SPEC §4).
+"""`{ kind: "gsm8k", expected }` (SPEC §4): the extracted answer, normalized,
+equals `expected`.
 
 The extracted answer is the first number after the last `####` when the output
 has a `####` followed by a number, else the last number in the output. A
@@ -17,9 +18,15 @@ avoids the known pitfalls of regex-based extraction:
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
+from decimal import Decimal
 from typing import NamedTuple
+
+from trunchbull.evaluators.normalize import GSM8K_NUMBER
+from trunchbull.evaluators.registry import Grader, Kind, Result
+from trunchbull.evaluators.spec_checks import SpecProblem
 
 # The digits of a number: every alternative starts with a digit or a dot, so
 # the regex engine scans quickly; the optional sign and `$` before it are read
@@ -92,3 +99,72 @@ def extract_answer(output: str) -> tuple[str | None, str | None, str]:
         return None, None, "none"
     answer, raw = _read(text, last)
     return answer, raw, "last number"
+
+
+def gsm8k_expected(value: object) -> str | None:
+    """The normalized number string of a gsm8k expected value, or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            return None
+        text = format(Decimal(repr(value)) if isinstance(value, float) else Decimal(value), "f")
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        if text == "-0":
+            text = "0"
+        return text
+    if isinstance(value, str) and GSM8K_NUMBER.fullmatch(value) and value != "-0":
+        return value
+    return None
+
+
+def check(spec, out, problems, case_tools):
+    if "expected" not in spec:
+        problems.append(SpecProblem("", "evaluator-missing-expected", "evaluator gsm8k requires expected"))
+        return
+    normalized = gsm8k_expected(spec["expected"])
+    if normalized is None:
+        problems.append(
+            SpecProblem(
+                "expected",
+                "evaluator-gsm8k-expected",
+                f"expected {spec['expected']!r} is not a normalized number",
+                "write it like \"41\", \"-3\" or \"2.5\": no separators, units, '+' or trailing zeros",
+            )
+        )
+    else:
+        out["expected"] = normalized
+
+
+_WHERE = {"after ####": "the first number after the last ####", "last number": "the last number in the output"}
+
+
+def prepare(spec: dict, case_tools: list[str], schemas) -> Grader:
+    expected = gsm8k_expected(spec["expected"])
+    if expected is None:  # the compiler guarantees a normalized string; be safe on hand-edited releases
+        raise ValueError(f"gsm8k expected {spec['expected']!r} is not a normalized number")
+
+    def grade(output: str, calls: list) -> Result:
+        answer, raw, method = extract_answer(output)
+        if answer is None:
+            return "fail", 0.0, f"no number in the output (expected {expected})", {"extracted": None, "method": method}
+        details = {"extracted": answer, "raw": raw, "method": method}
+        if answer == expected:
+            return "pass", 1.0, f"{_WHERE[method]} is {answer}, as expected", details
+        return "fail", 0.0, f"{_WHERE[method]} is {answer} (from {raw!r}), expected {expected}", details
+
+    return grade
+
+
+KIND = Kind(
+    name="gsm8k",
+    order=5,
+    keys=frozenset({"kind", "expected"}),
+    prepare=prepare,
+    check=check,
+    example={"kind": "gsm8k", "expected": "41"},
+    passes_when="the extracted answer (the first number after the last `####` if there is one, else the last "
+    "number in the output), normalized (drop `,` `$` `%`, trailing `.`, trailing fractional zeros, leading `+`), "
+    "equals `expected`",
+)

@@ -1,6 +1,7 @@
-"""Tool calls: normalization of raw calls (AI SDK and OpenAI shapes) and the
-`tool_call_syntax` evaluator (SPEC §4), which validates call inputs against the
-release's tool JSON Schemas with the `jsonschema` library."""
+"""Tool calls as graders see them: raw calls (AI SDK and OpenAI shapes)
+normalized to `{toolName, input, valid}` (SPEC §4), JSON equality, and the
+release's tool JSON Schemas compiled into validators with the `jsonschema`
+library (imported on first use)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ class _JsonSchema:
         return getattr(self, name)
 
 
-_js = _JsonSchema()
+jsonschema_lib = _JsonSchema()
 
 
 def _parse_input(value: Any) -> tuple[Any, bool]:
@@ -89,7 +90,7 @@ def json_equal(a: Any, b: Any) -> bool:
     return False
 
 
-def _short(value: Any, limit: int = 80) -> str:
+def short(value: Any, limit: int = 80) -> str:
     text = orjson.dumps(value).decode()
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -116,10 +117,10 @@ class ToolSchemas:
         if not isinstance(schema, (dict, bool)):
             self._broken[name] = f"the release has no JSON Schema for tool {name!r}"
             return None, self._broken[name]
-        cls = _js.validator_for(schema)
+        cls = jsonschema_lib.validator_for(schema)
         try:
             cls.check_schema(schema)
-        except _js.exceptions.SchemaError as err:
+        except jsonschema_lib.exceptions.SchemaError as err:
             self._broken[name] = f"the release's JSON Schema of tool {name!r} is invalid: {err.message}"
             return None, self._broken[name]
         validator = cls(schema)
@@ -127,100 +128,24 @@ class ToolSchemas:
         return validator, None
 
     def problem(self, name: str, validator, value: Any) -> str | None:
-        """_schema_problem(validator, value), remembered per tool and input:
+        """schema_problem(validator, value), remembered per tool and input:
         validation costs ~60-150 µs per call, and responses often repeat the
         same arguments. The key is the input's exact JSON (key order
         included), so only identical inputs share a result."""
         try:
             key = (name, orjson.dumps(value).decode())
         except (TypeError, orjson.JSONEncodeError):
-            return _schema_problem(validator, value)
+            return schema_problem(validator, value)
         try:
             return self._problems[key]
         except KeyError:
-            problem = self._problems[key] = _schema_problem(validator, value)
+            problem = self._problems[key] = schema_problem(validator, value)
             return problem
 
 
-def _schema_problem(validator, value: Any) -> str | None:
-    error = _js.exceptions.best_match(validator.iter_errors(value))
+def schema_problem(validator, value: Any) -> str | None:
+    error = jsonschema_lib.exceptions.best_match(validator.iter_errors(value))
     if error is None:
         return None
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
     return f"input{where}: {error.message}"
-
-
-class ToolCallSyntax:
-    """A prepared `tool_call_syntax` evaluator for one case."""
-
-    __slots__ = ("plans", "case_tools", "schemas")
-
-    def __init__(self, spec: dict, case_tools: list[str], schemas: ToolSchemas):
-        self.plans = spec["alternatives"]
-        self.case_tools = case_tools
-        self.schemas = schemas
-
-    def grade(self, calls: list[dict]) -> tuple[str, float | None, str, Any]:
-        problems: list[str] = []
-        for i, call in enumerate(calls, 1):
-            name = call["toolName"]
-            if name is None:
-                problems.append(f"call {i} is not a recognizable tool call (no toolName, function.name or name)")
-                continue
-            if name not in self.case_tools:
-                available = ", ".join(self.case_tools) or "none"
-                problems.append(f"call {i} calls unknown tool {name!r} (the case's tools: {available})")
-                continue
-            if not call["valid"]:
-                what = "unparseable or missing" if call["input"] is None else f"a JSON {_json_kind(call['input'])}"
-                problems.append(f"call {i} ({name}): input must be a JSON object, found {what}")
-                continue
-            if name not in self.schemas:
-                return "error", None, f"tool {name!r} is not in the release's tool set", None
-            validator, broken = self.schemas.validator(name)
-            if broken:
-                return "error", None, broken, None
-            try:
-                problem = self.schemas.problem(name, validator, call["input"])
-            except (_js.Unresolvable, _js.exceptions.RefResolutionError) as err:  # a $ref the schema cannot resolve
-                return "error", None, f"the JSON Schema of tool {name!r} cannot be used: {err}", None
-            if problem:
-                problems.append(f"call {i} ({name}) does not match the tool's input schema: {problem}")
-        if problems:
-            message = "malformed tool calls: " + "; ".join(problems)
-            return "fail", 0.0, message, {"problems": problems}
-        mismatches: list[str] = []
-        for p, plan in enumerate(self.plans, 1):
-            why = _plan_mismatch(plan, calls)
-            if why is None:
-                return "pass", 1.0, f"tool calls match plan {p} of {len(self.plans)}", {"plan": p}
-            mismatches.append(f"plan {p}: {why}")
-        got = ", ".join(c["toolName"] for c in calls) or "no calls"
-        return "fail", 0.0, f"tool calls ({got}) match no plan: " + "; ".join(mismatches), {"mismatches": mismatches}
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "null" if value is None else type(value).__name__
-
-
-def _plan_mismatch(plan: list[dict], calls: list[dict]) -> str | None:
-    if len(plan) != len(calls):
-        return f"expects {len(plan)} call{'s' if len(plan) != 1 else ''}, got {len(calls)}"
-    for i, (step, call) in enumerate(zip(plan, calls), 1):
-        if step["toolName"] != call["toolName"]:
-            return f"call {i} should be {step['toolName']}, got {call['toolName']}"
-        for key, want in (step.get("input") or {}).items():
-            actual = call["input"]
-            if key not in actual:
-                return f"call {i} ({call['toolName']}) has no input.{key} (expected {_short(want)})"
-            if not json_equal(want, actual[key]):
-                return f"call {i} ({call['toolName']}) input.{key} is {_short(actual[key])}, expected {_short(want)}"
-    return None

@@ -1,15 +1,14 @@
-"""The release (SPEC §5): canonical bytes, digest, atomic read-only write,
-deterministic tar, verification, loading and diffing."""
+"""A release's files (SPEC §5): assembled in memory with their manifest,
+written read-only into a temporary directory renamed into place, as a
+deterministic tar, and read back from a directory or a .tar."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import shutil
 import stat
 import tempfile
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,52 +18,11 @@ import orjson
 from trunchbull.common import lifetime
 from trunchbull.common.files import write_all, write_file
 from trunchbull.common.userfiles import FileProblem, read_file
+from trunchbull.release.canonical import BackgroundSha256, canonical_json, sha256_hex
+from trunchbull.release.manifest import CASES, MANIFEST, Manifest, compute_digest
 
 if TYPE_CHECKING:
     import tarfile
-
-FORMAT = "trunchbull.release"
-MANIFEST = "release.json"
-CASES = "cases.jsonl"
-
-
-def canonical_json(value: object) -> bytes:
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-
-
-def canonical_line(value: object) -> bytes:
-    """canonical_json and a newline: one line of a JSONL file."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-class BackgroundSha256:
-    """sha256_hex of a large byte string, computed on another thread while
-    the caller goes on (hashlib releases the GIL)."""
-
-    def __init__(self, data: bytes):
-        self._digest: list[str] = []
-        self._thread = threading.Thread(target=lambda: self._digest.append(sha256_hex(data)), daemon=True)
-        self._thread.start()
-
-    def hexdigest(self) -> str:
-        self._thread.join()
-        return self._digest[0]
-
-
-def compute_digest(manifest: dict) -> str:
-    """Over every payload file (name and sha256, sorted) and the manifest
-    itself without its digest field, so titles and tool schemas are covered."""
-    digest = hashlib.sha256()
-    files = manifest.get("files") or {}
-    for name in sorted(files, key=lambda n: n.encode()):
-        digest.update(name.encode() + b"\0" + str(files[name]).encode() + b"\n")
-    rest = {k: v for k, v in manifest.items() if k != "digest"}
-    digest.update(MANIFEST.encode() + b"\0" + sha256_hex(canonical_json(rest)).encode() + b"\n")
-    return "sha256:" + digest.hexdigest()
 
 
 @dataclass
@@ -87,8 +45,9 @@ class ReleaseFiles:
         return cls({**payload, MANIFEST: canonical_json(manifest) + b"\n"})
 
     @property
-    def manifest(self) -> dict:
-        return orjson.loads(self.files[MANIFEST])
+    def manifest(self) -> Manifest:
+        """release.json (KeyError when there is none, orjson.JSONDecodeError when it is no JSON)."""
+        return Manifest(orjson.loads(self.files[MANIFEST]))
 
     def write(self, out: Path) -> None:
         """Write into a temporary sibling, then rename into place: `out` holds
@@ -209,63 +168,5 @@ def read_release(path: Path) -> ReleaseFiles:
     return ReleaseFiles(files)
 
 
-def verify(release: ReleaseFiles) -> list[str]:
-    """Problems found by recomputing every hash and the digest; [] when intact."""
-    try:
-        manifest = release.manifest
-    except (KeyError, orjson.JSONDecodeError) as err:
-        return [f"release.json is missing or not JSON ({err})"]
-    problems = []
-    if manifest.get("format") != FORMAT:
-        problems.append(f"release.json format is {manifest.get('format')!r}, expected {FORMAT!r}")
-    listed = manifest.get("files") or {}
-    present = {n for n in release.files if n != MANIFEST}
-    for name in sorted(present - set(listed)):
-        problems.append(f"{name}: not listed in release.json")
-    for name in sorted(set(listed) - present):
-        problems.append(f"{name}: listed in release.json but missing")
-    for name in sorted(present & set(listed)):
-        actual = sha256_hex(release.files[name])
-        if actual != listed[name]:
-            problems.append(f"{name}: sha256 is {actual}, release.json says {listed[name]}")
-    if manifest.get("digest") != compute_digest(manifest):
-        problems.append(
-            f"digest mismatch: release.json says {manifest.get('digest')}, its content gives {compute_digest(manifest)}"
-        )
-    return problems
-
-
 def load_cases(release: ReleaseFiles) -> list[dict]:
     return [orjson.loads(line) for line in release.files.get(CASES, b"").splitlines() if line.strip()]
-
-
-def diff(a: ReleaseFiles, b: ReleaseFiles) -> dict:
-    """Cases and tools added, removed and changed (with the changed fields)."""
-    cases_a = {c["id"]: c for c in load_cases(a)}
-    cases_b = {c["id"]: c for c in load_cases(b)}
-    tools_a = {t["name"]: t for t in a.manifest.get("tools", [])}
-    tools_b = {t["name"]: t for t in b.manifest.get("tools", [])}
-
-    def changes(old: dict, new: dict, ignore: set[str]) -> list[dict]:
-        changed = []
-        for key in sorted(set(old) & set(new)):
-            fields = sorted(
-                f for f in set(old[key]) | set(new[key]) if f not in ignore and old[key].get(f) != new[key].get(f)
-            )
-            if fields:
-                changed.append({"id": key, "fields": fields})
-        return changed
-
-    return {
-        "digest": {"a": a.manifest.get("digest"), "b": b.manifest.get("digest")},
-        "cases": {
-            "added": sorted(set(cases_b) - set(cases_a)),
-            "removed": sorted(set(cases_a) - set(cases_b)),
-            "changed": changes(cases_a, cases_b, {"source"}),
-        },
-        "tools": {
-            "added": sorted(set(tools_b) - set(tools_a)),
-            "removed": sorted(set(tools_a) - set(tools_b)),
-            "changed": changes(tools_a, tools_b, {"bundle"}),
-        },
-    }

@@ -1,0 +1,1 @@
+"""The declarative evaluator kinds, one module each (see registry.py)."""

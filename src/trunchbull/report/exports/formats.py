@@ -1,0 +1,47 @@
+"""The export formats of `trunchbull export` (SPEC §9): one module per
+format in this package, each defining `FORMAT` (its name, its writer, its
+place in the help). This registry finds them; the CLI's `--format` choices
+and the command come from it. Adding a format is adding one module here."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from trunchbull.rundir.reader import RunDirectory
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    name: str  # `--format NAME`
+    order: int  # its place in the choices
+    title: str  # "JUnit XML", for the help
+    description: str  # "JUnit XML (one testsuite per eval, …)", for the command's description
+    write: Callable[["RunDirectory"], bytes]  # the whole file
+    to_stdout: bool = True  # may be written to standard output (else -o is required)
+
+
+@cache
+def formats() -> dict[str, ExportFormat]:
+    from trunchbull.report import exports as package
+
+    found = []
+    for module in pkgutil.iter_modules(package.__path__):
+        fmt = getattr(importlib.import_module(f"{package.__name__}.{module.name}"), "FORMAT", None)
+        if isinstance(fmt, ExportFormat):
+            found.append(fmt)
+    return {fmt.name: fmt for fmt in sorted(found, key=lambda f: f.order)}
+
+
+def help_texts() -> tuple[str, str]:
+    """The export command's (help, description), from every format."""
+    found = list(formats().values())
+    titles = " or ".join(
+        [", ".join(f.title for f in found[:-1]), found[-1].title] if len(found) > 1 else [found[0].title]
+    )
+    descriptions = " or as ".join(f.description for f in found)
+    return f"a run's results as {titles}", f"Write RUN_DIR's results as {descriptions}."
