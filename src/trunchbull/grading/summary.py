@@ -23,16 +23,11 @@ from operator import methodcaller
 from statistics import quantiles
 from typing import Sequence
 
-<<<<<<< HEAD
+from trunchbull.release.manifest import Manifest
 from trunchbull.stats.intervals import Moments, mean_interval
 from trunchbull.stats.passk import pass_at_k, pass_hat_k
 from trunchbull.stats.quantiles import CONFIDENCE, Z95
 
-=======
-from trunchbull.release.manifest import Manifest
-
-Z95 = NormalDist().inv_cdf(0.975)
->>>>>>> main
 DIGITS = 6
 PERCENTILES = (50, 90, 99)
 METHOD = {

@@ -31,7 +31,7 @@ CHARS_PER_TOKEN = 4
 
 def token_estimator(release: LoadedRelease):
     """estimate(sample) → estimated input tokens of its first call (memoized per case)."""
-    tools = {t["name"]: t for t in release.manifest.get("tools") or []}
+    tools = {t["name"]: t for t in release.manifest.tools}
     memo: dict[str, int] = {}
 
     def estimate(sample: Sample) -> int:
