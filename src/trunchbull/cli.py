@@ -27,8 +27,9 @@ into an immutable, reproducible release; run models against it and grade them.
   trunchbull run    out --model echo -o runs/a    run a model, record, grade
   trunchbull grade  out responses.jsonl           grade recorded responses
   trunchbull report runs/b --vs runs/a -o r.html  terminal summary and an HTML report
-  trunchbull compare runs/a runs/b                paired difference with 95% CIs
-  trunchbull export runs/a --format junit         JUnit XML or CSV for CI
+  trunchbull compare runs/a runs/b                paired difference (b - a) with 95% CIs
+  trunchbull export runs/a --format junit         JUnit XML, CSV or Parquet
+  trunchbull leaderboard runs/*                   many runs ranked, with intervals and costs
 """
 
 
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_run_parser(commands)
     _add_report_parsers(commands)
+    _add_leaderboard_parser(commands)
 
     init = commands.add_parser("init", help="scaffold a benchmark that builds")
     init.add_argument("dir", nargs="?", default=".", type=Path, help="directory to create (default: .)")
@@ -144,6 +146,27 @@ def _add_run_parser(commands) -> None:
         "--rerun-errors", action="store_true", help="with --resume: also re-run samples that ended in error"
     )
     records.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    costs = run.add_argument_group("costs and budgets")
+    costs.add_argument(
+        "--prices",
+        type=Path,
+        metavar="FILE",
+        help="TOML or JSON: model SPEC -> input, output, cachedInput USD per million tokens (overrides the defaults)",
+    )
+    costs.add_argument(
+        "--max-cost", type=float, metavar="USD", help="start no sample that could take the run past USD (exit 3)"
+    )
+    costs.add_argument(
+        "--max-total-tokens",
+        type=int,
+        metavar="N",
+        help="start no sample that could take the run past N tokens (exit 3)",
+    )
+    costs.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the samples planned, those cached, the estimated input tokens and cost; call and write nothing",
+    )
     run.add_argument(
         "--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)"
     )
@@ -181,13 +204,14 @@ def _add_report_parsers(commands) -> None:
 
     compare = commands.add_parser(
         "compare",
-        help="paired comparison of two runs: B - A per eval and overall, with 95%% CIs",
+        help="paired comparison of two runs: RUN - BASE per eval and overall, with 95%% CIs",
         description="Pair the cases of two runs by ID and report, per eval and overall, the difference of mean "
-        "scores B - A with its standard error and 95% confidence interval (paired t), and the cases "
-        "that regressed (pass -> fail), were fixed or are unchanged.",
+        "scores B - A (RUN - BASE: the baseline comes first, as --vs names it in `report`) with its 95%% "
+        "confidence interval and the minimum difference detectable at 80%% power, and the cases that "
+        "regressed (pass -> fail), were fixed or are unchanged.",
     )
-    compare.add_argument("run_a", type=Path, metavar="RUN_A", help="the baseline run directory")
-    compare.add_argument("run_b", type=Path, metavar="RUN_B", help="the run directory compared with it")
+    compare.add_argument("run_a", type=Path, metavar="BASE", help="the baseline run directory (A)")
+    compare.add_argument("run_b", type=Path, metavar="RUN", help="the run directory judged against it (B)")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
     compare.add_argument(
         "--fail-on-regression",
@@ -216,6 +240,21 @@ def _add_report_parsers(commands) -> None:
     export.add_argument("-o", "--out", type=Path, metavar="FILE", help="the file to write (default: standard output)")
 
 
+def _add_leaderboard_parser(commands) -> None:
+    board = commands.add_parser(
+        "leaderboard",
+        help="many runs of one release as one ranked model x eval table",
+        description="Rank RUN_DIRs (runs of one release, or the cases they share) by mean score, with 95%% "
+        "intervals per eval and overall; mark each model as indistinguishable from the best or significantly "
+        "below it (paired over cases, Holm-corrected); tokens and cost per model.",
+    )
+    board.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR", help="two or more run directories")
+    board.add_argument("-o", "--out", type=Path, metavar="FILE", help="also write a self-contained HTML page")
+    board.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
+    board.add_argument("--csv", type=Path, metavar="FILE", help="also write one CSV row per model and eval")
+    board.add_argument("--title", help="the HTML page's title")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return only once every process it started has
     exited and its scratch directories are gone (lifetime.py)."""
@@ -223,7 +262,9 @@ def main(argv: list[str] | None = None) -> int:
         lifetime.handle_signals()
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if extras:
+            parser.error(unrecognized(parser, args, extras))
         if not args.command:
             parser.print_help()
             return exit_codes.USAGE
@@ -244,6 +285,23 @@ def main(argv: list[str] | None = None) -> int:
             lifetime.shutdown()
         except (lifetime.Interrupted, KeyboardInterrupt):  # a second signal: finish anyway
             lifetime.shutdown()
+
+
+def unrecognized(parser: argparse.ArgumentParser, args, extras: list[str]) -> str:
+    """argparse's "unrecognized arguments", with the nearest option of the command for each misspelt flag."""
+    from trunchbull.common.ids import suggest
+
+    command = parser
+    for action in parser._subparsers._group_actions if parser._subparsers else []:  # argparse keeps them private
+        choices = action.choices if isinstance(action.choices, dict) else {}
+        command = choices.get(args.command, parser)
+    options = [o for o in command._option_string_actions if o.startswith("--")]
+    parts = []
+    for extra in extras:
+        flag = extra.split("=", 1)[0]
+        near = suggest(flag, options) if flag.startswith("-") else None
+        parts.append(f"{extra} (did you mean {near}?)" if near else extra)
+    return "unrecognized arguments: " + " ".join(parts)
 
 
 def _interrupted() -> int:
@@ -333,6 +391,12 @@ def cmd_export(args) -> int:
     return export_command(args)
 
 
+def cmd_leaderboard(args) -> int:
+    from trunchbull.report.leaderboard.command import leaderboard_command
+
+    return leaderboard_command(args)
+
+
 def cmd_init(args) -> int:
     from trunchbull.compile.scaffold import scaffold
 
@@ -354,5 +418,6 @@ COMMANDS = {
     "report": cmd_report,
     "compare": cmd_compare,
     "export": cmd_export,
+    "leaderboard": cmd_leaderboard,
     "init": cmd_init,
 }

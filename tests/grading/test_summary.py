@@ -1,4 +1,5 @@
-"""The summary statistics (SPEC §8.5) on small tables worked out by hand."""
+"""The summary statistics (SPEC §8.5) on small tables worked out by hand,
+and against numpy and scipy on random tables."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import binomtest
+from scipy.stats import t as student_t
 
+from trunchbull.grading.summary import summarize
 from trunchbull.release.manifest import Manifest
-from trunchbull.grading.summary import Z95, pass_at_k, pass_hat_k, summarize
+from trunchbull.stats.passk import pass_hat_k
+from trunchbull.stats.quantiles import Z95
 
 MANIFEST = Manifest({"title": "t", "version": None, "digest": "sha256:x", "evals": [{"id": "b"}, {"id": "a"}]})
 
@@ -22,18 +27,12 @@ def test_z_is_the_normal_975_quantile():
     assert Z95 == pytest.approx(1.959964, abs=1e-6)
 
 
-def test_pass_at_k_unbiased_estimator_by_hand():
-    # n=5 samples, c=2 passed: pass@1 = 2/5; pass@2 = 1 - C(3,2)/C(5,2) = 1 - 3/10 = 0.7;
-    # pass@3 = 1 - C(3,3)/C(5,3) = 1 - 1/10 = 0.9; pass@4 = pass@5 = 1 (C(3,4) = 0)
-    assert pass_at_k([(5, 2)], 5) == {"1": 0.4, "2": 0.7, "3": 0.9, "4": 1.0, "5": 1.0}
-    # averaged over cases; a case with fewer graded samples than k is left out of pass@k
-    assert pass_at_k([(3, 0), (3, 3), (2, 1)], 3) == {
-        "1": pytest.approx((0 + 1 + 0.5) / 3, abs=1e-6),
-        "2": pytest.approx((0 + 1 + 1) / 3, abs=1e-6),
-        "3": 0.5,
-    }
-    assert pass_hat_k([(3, 3), (3, 2), (3, 0)], 3) == pytest.approx(1 / 3, abs=1e-6)
-    assert pass_hat_k([(2, 2)], 3) is None
+def wilson(mean: float, n: float) -> list[float]:
+    """Wilson (1927), written out: the oracle for fractional effective sizes."""
+    z2 = Z95 * Z95
+    center = (mean + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 / (1 + z2 / n) * np.sqrt(mean * (1 - mean) / n + z2 / (4 * n * n))
+    return [max(0.0, center - half), min(1.0, center + half)]
 
 
 def test_clustered_interval_over_case_means():
@@ -55,25 +54,32 @@ def test_clustered_interval_over_case_means():
     summary = summarize(MANIFEST, table, repeats=2)
     a = summary["evals"]["a"]
     assert (a["samples"], a["cases"], a["passed"], a["failed"], a["errors"]) == (9, 4, 5, 3, 1)
-    # case means 1, .5, .5, .5: mean 0.625, sd sqrt((.375² + 3 × .125²) / 3) = 0.25, se 0.25/2
-    half = Z95 * 0.25 / 2
-    assert a["passRate"] == 0.625 and a["passRateCI"] == pytest.approx([0.625 - half, 0.625 + half], abs=1e-6)
-    assert a["meanScore"] == 0.625 and a["meanScoreCI"] == pytest.approx([0.625 - half, 0.625 + half], abs=1e-6)
+    # case means 1, .5, .5, .5: mean 0.625. The clustered variance of the mean is
+    # ((.375² + 3 × .125²) / 4) / 4 = 0.01171875; if the 8 samples were independent it would be
+    # (5 × .375² + 3 × .625²) / 8 / 8 = 0.029296875, the larger: n_eff = .625 × .375 / 0.0293 = 8,
+    # scaled by (z / t_3)² = 0.379 for a variance from 4 cases (df = min(4 - 1, 4 above 0, 3 below 1))
+    # to 3.03, below the 4 cases: Wilson over 4
+    assert a["passRate"] == 0.625 and a["passRateCI"] == pytest.approx(wilson(0.625, 4), abs=1e-6)
+    assert a["meanScore"] == 0.625 and a["meanScoreCI"] == pytest.approx(wilson(0.625, 4), abs=1e-6)
     # pass@1 = mean(1, .5, .5, .5); pass@2 = mean(1, 1 - C(1,2)/C(2,2) = 1, 1, 1) = 1; pass^2 = 1/4
     assert a["passAtK"] == {"1": 0.625, "2": 1.0} and a["passHatK"] == 0.25
     b = summary["evals"]["b"]
-    assert b["passRate"] == 1.0 and b["meanScore"] == 0.5 and b["passRateCI"] is None  # one case: no interval
+    # one case that passes: Wilson for 1 of 1
+    assert b["passRate"] == 1.0 and b["meanScore"] == 0.5 and b["passRateCI"] == pytest.approx(wilson(1.0, 1), abs=1e-6)
     assert list(summary["evals"]) == ["b", "a"]  # release order
     overall = summary["overall"]
     # five case means for the pass rate: 1, .5, .5, .5, 1 → 0.7
     assert overall["passRate"] == 0.7 and overall["samples"] == 10 and overall["cases"] == 5
 
 
-def test_interval_is_clipped_to_the_unit_range():
+def test_one_sample_per_case_is_wilsons_interval_over_the_cases():
     table = rows([("a", f"c{i}", "pass" if i else "fail", 1.0 if i else 0.0) for i in range(4)])
     ci = summarize(MANIFEST, table)["overall"]["passRateCI"]
-    # mean 0.75, sd 0.5, se 0.25 → 0.75 ± 0.49: the top is clipped at 1
-    assert ci == pytest.approx([0.75 - Z95 * 0.25, 1.0], abs=1e-6)
+    ref = binomtest(3, 4).proportion_ci(0.95, method="wilson")
+    assert ci == pytest.approx([ref.low, ref.high], abs=1e-6)
+    # none passing: an interval of honest width, not [0, 0]
+    none = summarize(MANIFEST, rows([("a", f"c{i}", "fail", 0.0) for i in range(2)]))["overall"]["passRateCI"]
+    assert none[0] == 0.0 and none[1] == pytest.approx(0.657620, abs=1e-6)
 
 
 def test_tokens_and_latency_percentiles():
@@ -119,11 +125,9 @@ def numpy_group(table: list[tuple], repeats: int) -> dict:
     cases: dict[tuple, list[tuple]] = {}
     for row in table:
         cases.setdefault((row[0], row[1]), []).append(row)
-    pass_means = [
-        np.mean([r[2] == "pass" for r in rs if r[2] != "error"])
-        for rs in cases.values()
-        if any(r[2] != "error" for r in rs)
-    ]
+    graded = [[float(r[2] == "pass") for r in rs if r[2] != "error"] for rs in cases.values()]
+    graded = [g for g in graded if g]
+    pass_means = [np.mean(g) for g in graded]
     score_means = [
         np.mean([r[3] for r in rs if r[3] is not None]) for rs in cases.values() if any(r[3] is not None for r in rs)
     ]
@@ -134,8 +138,7 @@ def numpy_group(table: list[tuple], repeats: int) -> dict:
         "passed": sum(r[2] == "pass" for r in table),
         "errors": sum(r[2] == "error" for r in table),
         "passRate": np.mean(pass_means) if pass_means else None,
-        "passSd": np.std(pass_means, ddof=1) if len(pass_means) > 1 else None,
-        "nPass": len(pass_means),
+        "passCI": clustered_wilson(graded),
         "meanScore": np.mean(score_means) if score_means else None,
         "tokens": {
             "input": sum(r[4]["inputTokens"] or 0 for r in table if r[4]),
@@ -145,8 +148,27 @@ def numpy_group(table: list[tuple], repeats: int) -> dict:
     }
     if repeats >= 2:
         graded = [(sum(r[2] != "error" for r in rs), sum(r[2] == "pass" for r in rs)) for rs in cases.values()]
-        out["passHatK"] = pass_hat_k(graded, repeats)
+        hat = pass_hat_k(graded, repeats)
+        out["passHatK"] = None if hat is None else round(hat, 6)
     return out
+
+
+def clustered_wilson(cases: list[list[float]]) -> list[float] | None:
+    """The documented interval (stats/intervals.py), written out with numpy and scipy."""
+    if not cases:
+        return None
+    x = np.array([np.mean(c) for c in cases])
+    y = np.concatenate([np.array(c) for c in cases])
+    n, big_n, mean = len(x), len(y), float(np.mean(x))
+    q = mean * (1 - mean)
+    variance = max(np.var(x) / n, np.mean((y - mean) ** 2) / big_n)
+    n_eff = float(n)
+    if q > 1e-12 and variance > 0:
+        raw = min(q / variance, big_n)
+        df = min(n - 1, int(np.sum(x > 0)), int(np.sum(x < 1)))
+        if raw > n and df >= 1:
+            n_eff = max(n, raw * (Z95 / student_t.ppf(0.975, df)) ** 2)
+    return wilson(mean, n_eff)
 
 
 def agrees(ours: dict, expected: dict) -> None:
@@ -154,12 +176,10 @@ def agrees(ours: dict, expected: dict) -> None:
         assert ours[key] == expected[key], key
     for key in ("passRate", "meanScore"):
         assert ours[key] == (None if expected[key] is None else pytest.approx(expected[key], abs=2e-6)), key
-    if expected["passSd"] is None:
+    if expected["passCI"] is None:
         assert ours["passRateCI"] is None
     else:
-        half = Z95 * expected["passSd"] / np.sqrt(expected["nPass"])
-        low, high = max(0.0, expected["passRate"] - half), min(1.0, expected["passRate"] + half)
-        assert ours["passRateCI"] == pytest.approx([low, high], abs=2e-6)
+        assert ours["passRateCI"] == pytest.approx(expected["passCI"], abs=2e-6)
     assert (
         ours["tokens"]["input"] == expected["tokens"]["input"]
         and ours["tokens"]["total"] == expected["tokens"]["total"]

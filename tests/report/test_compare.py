@@ -1,13 +1,15 @@
-"""`trunchbull compare`: paired differences with t intervals, checked against
-a published paired-t example and against values computed by hand on run
-directories made by the real `grade --run-dir`."""
+"""`trunchbull compare`: paired differences with their intervals, checked on
+run directories made by the real `grade --run-dir` against Newcombe's
+interval computed from the 2×2 table (tests/stats) and values worked by hand."""
 
 from __future__ import annotations
 
+from math import sqrt
+
 import pytest
-from trunchbull.report.compare.paired import paired_difference
 
 from tests.report.conftest import graded_run, read_jsonl
+from tests.stats.test_reference import newcombe_from_table
 
 # A (baseline) and B answers for tests/report/fixtures/pairs ("yes" passes).
 A = {
@@ -29,19 +31,12 @@ B = {
 }  # beta.3: none
 
 
-def test_paired_interval_matches_students_sleep_data():
-    # Student (1908), "The probable error of a mean", Biometrika 6(1), the
-    # Cushny-Peebles hours of extra sleep of 10 patients under two drugs (R's
-    # `sleep` data set). R's `t.test(extra ~ group, data = sleep, paired = TRUE)`
-    # (documented in ?sleep) reports a mean difference of -1.58 (group 1 - 2),
-    # t = -4.0621 on 9 df, 95% CI -2.4598858 to -0.7001142; here B - A = group 2 - group 1.
-    group1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0]
-    group2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4]
-    result = paired_difference(group1, group2)
-    assert result["n"] == 10
-    assert result["difference"] == pytest.approx(1.58)
-    assert result["difference"] / result["standardError"] == pytest.approx(4.0621, abs=1e-3)
-    assert result["ci"] == pytest.approx([0.7001142, 2.4598858], abs=1e-6)
+def augmented_se(diffs: list[float]) -> float:
+    """sd/√n of the case differences with -1 and +1 at weight 1/2 and 0 at weight 1 added."""
+    values = [(d, 1.0) for d in diffs] + [(-1.0, 0.5), (1.0, 0.5), (0.0, 1.0)]
+    w = sum(v for _, v in values)
+    mean = sum(d * v for d, v in values) / w
+    return sqrt(sum(v * (d - mean) ** 2 for d, v in values) / w / w)
 
 
 def test_compare_against_hand_computed_values(release_of, tb, tmp_path):
@@ -51,25 +46,30 @@ def test_compare_against_hand_computed_values(release_of, tb, tmp_path):
     result = tb("compare", run_a, run_b, "--json")
     assert result.code == 0, result.stderr
     out = result.json
-    # alpha: per-case B - A = -1, 0, +1, -1: mean -0.25; deviations -0.75, 0.25, 1.25, -0.75 give
-    # sd = sqrt(2.75 / 3) = 0.957427, SE = 0.478714; t(0.975, 3) = 3.182446: half-width 1.523476
+    # alpha: per-case B - A = -1, 0, +1, -1; as a 2×2 table: both pass 1 (alpha.2), A only 2
+    # (alpha.1, alpha.4), B only 1 (alpha.3), neither 0
     alpha = out["evals"]["alpha"]
     assert alpha["n"] == 4 and alpha["meanA"] == 0.75 and alpha["meanB"] == 0.5
     assert alpha["difference"] == -0.25
-    assert alpha["standardError"] == pytest.approx(0.478714, abs=1e-6)
-    assert alpha["ci"] == pytest.approx([-1.773476, 1.273476], abs=1e-5)
+    assert alpha["ci"] == pytest.approx(newcombe_from_table(1, 2, 1, 0), abs=1e-6)
+    assert -1 <= alpha["ci"][0] and alpha["ci"][1] <= 1  # the paired t interval was [-1.773, +1.273]
+    assert alpha["standardError"] == pytest.approx(augmented_se([-1, 0, 1, -1]), abs=1e-6)
+    assert alpha["mdd80"] == pytest.approx(2.801585 * alpha["standardError"], abs=1e-5)
     assert (alpha["regressed"], alpha["fixed"], alpha["unchanged"], alpha["excluded"]) == (2, 1, 1, 0)
     # beta: beta.3 has no response in B (graded `error`), so it is left out; the other two are
-    # unchanged: differences 0, 0: SE 0 and a zero-width interval
+    # unchanged (beta.1 passes in both, beta.2 fails in both): a difference of 0, but not a
+    # zero-width interval: two cases cannot rule out a change
     beta = out["evals"]["beta"]
-    assert (beta["n"], beta["difference"], beta["standardError"], beta["ci"]) == (2, 0.0, 0.0, [0.0, 0.0])
+    assert (beta["n"], beta["difference"]) == (2, 0.0)
+    assert beta["ci"] == pytest.approx(newcombe_from_table(1, 0, 0, 1), abs=1e-6)
+    assert beta["ci"][0] < -0.3 and beta["ci"][1] > 0.3
+    assert beta["standardError"] == pytest.approx(augmented_se([0, 0]), abs=1e-6)
     assert (beta["regressed"], beta["fixed"], beta["unchanged"], beta["excluded"]) == (0, 0, 2, 1)
-    # overall, six shared cases: -1, 0, 1, -1, 0, 0: mean -1/6; sum of squared deviations 17/6,
-    # sd = sqrt(17/30) = 0.752773, SE = 0.307318; t(0.975, 5) = 2.570582: half-width 0.789986
+    # overall, six shared cases: both pass 2, A only 2, B only 1, neither 1
     overall = out["overall"]
     assert overall["n"] == 6 and overall["difference"] == pytest.approx(-1 / 6, abs=1e-6)
-    assert overall["standardError"] == pytest.approx(0.307318, abs=1e-6)
-    assert overall["ci"] == pytest.approx([-0.956653, 0.623320], abs=1e-5)
+    assert overall["standardError"] == pytest.approx(augmented_se([-1, 0, 1, -1, 0, 0]), abs=1e-6)
+    assert overall["ci"] == pytest.approx(newcombe_from_table(2, 2, 1, 1), abs=1e-6)
     assert (overall["regressed"], overall["fixed"], overall["unchanged"], overall["excluded"]) == (2, 1, 3, 1)
     assert out["regressedCases"] == ["alpha.1", "alpha.4"]
     assert out["fixedCases"] == ["alpha.3"]
@@ -78,7 +78,9 @@ def test_compare_against_hand_computed_values(release_of, tb, tmp_path):
 
     text = tb("compare", run_a, run_b)
     assert text.code == 0
-    assert "[-1.773, +1.273]" in text.stdout and "regressed (2):" in text.stdout
+    low, high = alpha["ci"]
+    assert f"[{low:+.3f}, {high:+.3f}]" in text.stdout and "regressed (2):" in text.stdout
+    assert "A is the baseline" in text.stdout and "power: with 6 case(s)" in text.stdout
     assert "alpha.1  pass 100% -> 0%" in text.stdout
     assert "left out: 1 case(s)" in text.stdout
 

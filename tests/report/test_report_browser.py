@@ -281,3 +281,34 @@ def test_base_urls_are_shown_without_credentials(release_of, tb, tmp_path):
     html = (tmp_path / "r.html").read_text()
     assert "https://llm.example:8443/v1" in html
     assert "hunter2-password" not in html and "q-secret" not in html
+
+
+def test_transcript_panel_walks_the_table_and_leaves_it_usable(page, reports):
+    _open(page, reports["single"])
+    page.click("button[data-tab=cases]")
+    rows = [r.get_attribute("data-case") for r in page.query_selector_all(".case-table .body .row")]
+    # the evaluator's message has its own column
+    message = page.locator(".case-table .body .row[data-case='orders.a1'] .cell.message").inner_text()
+    assert "contains 'shipped'" in message
+    page.click(f".case-table .body .row[data-case='{rows[0]}']")
+    transcript = page.locator("[data-testid=panel] [data-testid=transcript]")
+    assert transcript.get_attribute("data-case") == rows[0]
+    assert page.locator("[data-testid=position]").inner_text() == f"1 of {len(rows)}"
+    page.keyboard.press("ArrowDown")  # the next row of the table, in its order
+    assert transcript.get_attribute("data-case") == rows[1]
+    page.click("[data-testid=next]")
+    assert transcript.get_attribute("data-case") == rows[2]
+    assert page.locator(".case-table .body .row.selected").get_attribute("data-case") == rows[2]
+    page.keyboard.press("k")
+    assert transcript.get_attribute("data-case") == rows[1]
+    # the panel does not cover the table: another row opens directly, without closing first
+    page.click(f".case-table .body .row[data-case='{rows[-1]}']")
+    assert transcript.get_attribute("data-case") == rows[-1]
+    page.keyboard.press("ArrowDown")  # the last row: nothing after it
+    assert transcript.get_attribute("data-case") == rows[-1]
+    page.keyboard.press("Escape")
+    assert page.locator("[data-testid=panel]").is_hidden()
+    # a model without a price: its cost is unknown, not $0
+    page.click("button[data-tab=overview]")
+    assert page.locator("[data-testid=cost]").first.inner_text() == "unknown"
+    assert page.problems == []

@@ -63,8 +63,12 @@ def json_type(value: object) -> str:
 
 
 def suggest(name: str, options: list[str]) -> str | None:
-    """The closest valid key to a misspelt one, if any is close."""
+    """The closest valid key to a misspelt one, if any is close (a key that
+    differs only in case first: `OpenAI` → `openai`)."""
     import difflib
 
+    folded = [o for o in options if o.casefold() == name.casefold()]
+    if folded:
+        return folded[0]
     match = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
     return match[0] if match else None

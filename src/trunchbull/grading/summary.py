@@ -3,13 +3,13 @@
 Samples in `error` are infrastructure failures: counted, never folded into
 the rates. The unit of analysis is the case: a case's mean over its graded
 repeats is one observation, so the pass rate and the mean score are means of
-per-case means, and their 95% confidence intervals come from the standard
-error of those per-case means (a clustered standard error, CLT-based: mean ±
-z·sd/√n with z = Φ⁻¹(0.975), clipped to [0, 1]; no interval for fewer than two
-cases). With one sample per case this is the usual binomial-proportion
-standard error. With K ≥ 2 repeats, pass@k (the unbiased estimator
-1 − C(n−c, k)/C(n, k) per case, averaged) for k ≤ K, and pass^K, the share of
-cases whose K graded repeats all pass.
+per-case means, and their 95% confidence intervals are Wilson score intervals
+on the clustered effective sample size (stats/intervals.py): exactly
+Wilson's interval over the cases with one sample per case, narrower as
+independent repeats add information, never outside [0, 1]. With K ≥ 2
+repeats, pass@k (the unbiased estimator 1 − C(n−c, k)/C(n, k) per case,
+averaged) for k ≤ K, and pass^K, the share of cases whose K graded repeats
+all pass.
 
 The statistics are Python's `statistics` (means and standard deviations
 exactly rounded, linear-interpolation percentiles): one pass over the rows
@@ -19,37 +19,44 @@ takes to import (docs/decisions.md, "Grading and summaries").
 
 from __future__ import annotations
 
-from math import comb, sqrt
 from operator import methodcaller
-from statistics import NormalDist, quantiles
+from statistics import quantiles
 from typing import Sequence
 
 from trunchbull.release.manifest import Manifest
+from trunchbull.stats.intervals import Moments, mean_interval
+from trunchbull.stats.passk import pass_at_k, pass_hat_k
+from trunchbull.stats.quantiles import CONFIDENCE, Z95
 
-Z95 = NormalDist().inv_cdf(0.975)
 DIGITS = 6
 PERCENTILES = (50, 90, 99)
+METHOD = {
+    "unit": "case (a case's mean over its graded repeats is one observation)",
+    "interval": "Wilson score interval on the clustered effective sample size (Korn-Graubard df adjustment)",
+    "confidence": CONFIDENCE,
+    "z": round(Z95, DIGITS),
+}
 
 
 def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, DIGITS)
 
 
-def _interval(mean: float | None, sd: float | None, n: int) -> list[float] | None:
-    if mean is None or sd is None or n < 2:
-        return None
-    half = Z95 * sd / sqrt(n)
-    return [round(max(0.0, mean - half), DIGITS), round(min(1.0, mean + half), DIGITS)]
+def _interval(moments: Moments) -> list[float] | None:
+    interval = mean_interval(moments)
+    return None if interval is None else [round(interval.low, DIGITS), round(interval.high, DIGITS)]
 
 
 class _Tally:
     """One eval's samples: outcome counts, usages, the graded samples'
-    latencies, and per case [graded, passed, score sum, scores]."""
+    latencies, and per case [graded, passed, score sum, scores, sum of squared scores]."""
 
-    __slots__ = ("samples", "passed", "failed", "errors", "usages", "latencies", "cases")
+    __slots__ = ("samples", "passed", "failed", "errors", "usages", "latencies", "cases", "cost", "cost_unknown")
 
     def __init__(self) -> None:
         self.samples = self.passed = self.failed = self.errors = 0
+        self.cost = 0.0
+        self.cost_unknown = False
         self.usages: list[dict] = []
         self.latencies: list[float] = []
         self.cases: dict[object, list] = {}  # case id (in the overall tally: eval and case id) → counts
@@ -61,6 +68,8 @@ class _Tally:
         self.errors += other.errors
         self.usages += other.usages
         self.latencies += other.latencies
+        self.cost += other.cost
+        self.cost_unknown = self.cost_unknown or other.cost_unknown
         for case_id, counts in other.cases.items():  # the same case id in two evals is two cases
             self.cases[(eval_id, case_id)] = counts
 
@@ -74,12 +83,15 @@ class _Tally:
 
 
 def _tally(
-    results: Sequence[dict], usages: Sequence[dict | None], latencies: Sequence[float | None]
+    results: Sequence[dict],
+    usages: Sequence[dict | None],
+    latencies: Sequence[float | None],
+    costs: Sequence[float | None],
 ) -> dict[str, _Tally]:
     by_eval: dict[str, _Tally] = {}
     eval_id = None
     tally = _Tally()
-    for row, usage, latency in zip(results, usages, latencies):
+    for row, usage, latency, cost in zip(results, usages, latencies, costs):
         if row["evalId"] != eval_id:  # rows come eval by eval: look the tally up once per run of them
             eval_id = row["evalId"]
             if eval_id not in by_eval:
@@ -87,7 +99,7 @@ def _tally(
             tally = by_eval[eval_id]
         case = tally.cases.get(row["caseId"])
         if case is None:
-            case = tally.cases[row["caseId"]] = [0, 0, 0.0, 0]
+            case = tally.cases[row["caseId"]] = [0, 0, 0.0, 0, 0.0]
         tally.samples += 1
         outcome = row["outcome"]
         if outcome == "error":
@@ -105,16 +117,14 @@ def _tally(
         if score is not None:
             case[2] += score
             case[3] += 1
+            case[4] += score * score
         if type(usage) is dict:
             tally.usages.append(usage)
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+            tally.cost += cost
+        elif outcome != "error":  # a sample in error that reported nothing is counted as costing nothing
+            tally.cost_unknown = True
     return by_eval
-
-
-def _mean_sd(values: list[float]) -> tuple[float | None, float | None]:
-    if len(values) >= 2:
-        dist = NormalDist.from_samples(values)
-        return dist.mean, dist.stdev
-    return (values[0], None) if values else (None, None)
 
 
 def _percentiles(values: list[float]) -> dict[str, float | None]:
@@ -132,13 +142,19 @@ def summarize(
     usages: Sequence[dict | None] | None = None,
     latencies: Sequence[float | None] | None = None,
     repeats: int = 1,
+    costs: Sequence[float | None] | None = None,
 ) -> dict:
-    """`results`: graded rows (caseId, evalId, outcome, score); `usages` and
-    `latencies`: per row, the sample's usage ({inputTokens, outputTokens,
-    totalTokens}) and latency in ms, when known."""
+    """`results`: graded rows (caseId, evalId, outcome, score); `usages`,
+    `latencies` and `costs`: per row, the sample's usage ({inputTokens,
+    outputTokens, totalTokens}), latency in ms and cost in USD, when known.
+    A group's `cost` is null when some graded sample's cost is unknown."""
     n = len(results)
+    none = [None] * n
     by_eval = _tally(
-        results, usages if usages is not None else [None] * n, latencies if latencies is not None else [None] * n
+        results,
+        usages if usages is not None else none,
+        latencies if latencies is not None else none,
+        costs if costs is not None else none,
     )
     order = manifest.eval_ids
     eval_ids = [e for e in order if e in by_eval] + [e for e in by_eval if e not in order]
@@ -158,47 +174,34 @@ def summarize(
         },
         "overall": overall,
         "evals": evals,
+        "method": METHOD,
     }
 
 
 def _group(tally: _Tally, repeats: int) -> dict:
     cases = list(tally.cases.values())
-    case_passes = [passed / graded for graded, passed, _, _ in cases if graded]
-    case_scores = [total / scored for _, _, total, scored in cases if scored]
-    pass_rate, pass_sd = _mean_sd(case_passes)
-    mean_score, score_sd = _mean_sd(case_scores)
+    passes, scores = Moments(), Moments()
+    for graded, passed, total, scored, total_sq in cases:
+        if graded:
+            passes.add_case(graded, passed, passed)
+        if scored:
+            scores.add_case(scored, total, total_sq)
     out = {
         "samples": tally.samples,
         "cases": len(cases),
         "passed": tally.passed,
         "failed": tally.failed,
         "errors": tally.errors,
-        "passRate": _rounded(pass_rate),
-        "passRateCI": _interval(pass_rate, pass_sd, len(case_passes)),
-        "meanScore": _rounded(mean_score),
-        "meanScoreCI": _interval(mean_score, score_sd, len(case_scores)),
+        "passRate": _rounded(passes.mean),
+        "passRateCI": _interval(passes),
+        "meanScore": _rounded(scores.mean),
+        "meanScoreCI": _interval(scores),
         "tokens": tally.tokens(),
+        "cost": None if tally.cost_unknown else round(tally.cost, DIGITS),
         "latencyMs": _percentiles(tally.latencies),
     }
     if repeats >= 2:
-        counts = [(graded, passed) for graded, passed, _, _ in cases]
-        out["passAtK"] = pass_at_k(counts, repeats)
-        out["passHatK"] = pass_hat_k(counts, repeats)
+        counts = [(graded, passed) for graded, passed, _, _, _ in cases]
+        out["passAtK"] = {k: _rounded(v) for k, v in pass_at_k(counts, repeats).items()}
+        out["passHatK"] = _rounded(pass_hat_k(counts, repeats))
     return out
-
-
-def pass_at_k(counts: list[tuple[int, int]], repeats: int) -> dict[str, float | None]:
-    """k → the mean over cases with at least k graded samples of
-    1 − C(n−c, k)/C(n, k) (Chen et al. 2021), `counts` being (n graded, c passed) per case."""
-    out: dict[str, float | None] = {}
-    for k in range(1, repeats + 1):
-        values = [1.0 - comb(n - c, k) / comb(n, k) for n, c in counts if n >= k]
-        out[str(k)] = _rounded(sum(values) / len(values)) if values else None
-    return out
-
-
-def pass_hat_k(counts: list[tuple[int, int]], repeats: int) -> float | None:
-    """The share of cases whose `repeats` graded samples all pass, over the
-    cases graded that many times (C(c, K)/C(n, K) per case)."""
-    values = [comb(c, repeats) / comb(n, repeats) for n, c in counts if n >= repeats]
-    return _rounded(sum(values) / len(values)) if values else None

@@ -4,6 +4,7 @@ the overall row."""
 from __future__ import annotations
 
 from trunchbull.common.text_table import table_lines
+from trunchbull.stats.passk import shown_ks
 
 
 def _pct(value: float | None) -> str:
@@ -16,6 +17,13 @@ def _interval(ci: list[float] | None) -> str:
 
 def _number(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+def cost_text(value: float | None) -> str:
+    """USD, or "unknown" (a price is unknown: never shown as 0)."""
+    if value is None:
+        return "unknown"
+    return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
 
 
 def _ms(value: float | None) -> str:
@@ -32,6 +40,7 @@ COLUMNS = (
     "95% CI",
     "mean score",
     "tokens",
+    "cost",
     "p50 ms",
     "p90 ms",
 )
@@ -54,6 +63,7 @@ def render_summary(summary: dict) -> str:
                 _interval(g["passRateCI"]),
                 _number(g["meanScore"]),
                 f"{g['tokens']['total']:,}",
+                cost_text(g.get("cost")),
                 _ms(g["latencyMs"]["p50"]),
                 _ms(g["latencyMs"]["p90"]),
             )
@@ -61,6 +71,7 @@ def render_summary(summary: dict) -> str:
     out = [f"release {title} ({release['digest']})", *table_lines(cells)]
     overall = summary["overall"]
     if "passAtK" in overall:
-        ks = ", ".join(f"pass@{k} {_pct(v)}" for k, v in overall["passAtK"].items())
-        out.append(f"{ks}; pass^{len(overall['passAtK'])} {_pct(overall['passHatK'])}")
+        repeats = len(overall["passAtK"])  # k = 1 … K; the JSON has every k, the terminal a few
+        ks = ", ".join(f"pass@{k} {_pct(overall['passAtK'].get(str(k)))}" for k in shown_ks(repeats))
+        out.append(f"{ks}; pass^{repeats} {_pct(overall['passHatK'])}")
     return "\n".join(out)

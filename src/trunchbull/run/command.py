@@ -7,23 +7,29 @@ log got (as they come for a model called over the network, else at the end;
 grading.py, finish.py).
 
 Exit codes: 0 every sample graded and none in error, 1 a `--fail-under` not
-met or any sample in error, 2 usage errors (130 when interrupted: what was
-recorded is kept, and `--resume` continues).
+met or any sample in error, 2 usage errors, 3 a budget reached (what was
+recorded is kept, and `--resume` with a larger budget continues; 130 when
+interrupted, likewise). `--dry-run` plans and estimates, and stops there
+(dry_run.py); prices are prices.py's, budgets budget.py's.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 from pathlib import Path
 
 from trunchbull.common import exit_codes, lifetime
 from trunchbull.common.gc_pause import gc_paused
 from trunchbull.grading.command import check_fail_under
 from trunchbull.release.loaded import LoadedRelease, load_release
+from trunchbull.run.budget import Budget
 from trunchbull.run.cache import ResponseCache, default_cache_path
+from trunchbull.run.dry_run import dry_run, token_estimator
 from trunchbull.run.finish import grade_and_report
 from trunchbull.run.grading import RunGrading
 from trunchbull.run.options import RunOptions, resolve_options
+from trunchbull.run.prices import run_price
 from trunchbull.run.recording import record_samples
 from trunchbull.run.resume import check_same_release, previous_run, reconcile
 from trunchbull.run.samples import plan, select_cases
@@ -56,6 +62,33 @@ def _run(args) -> int:
     release = load_release(release_path)
     check_same_release(previous, release, args.target)
     identity = options.spec.identity()
+    price = run_price(args.prices, previous, options.spec.text, options.spec.provider)
+    per_token = price.per_token() if price is not None else None
+    if args.dry_run:
+        samples = plan(
+            release,
+            select_cases(release, options.filters),
+            options.repeat,
+            identity,
+            options.settings,
+            keyed=not args.no_cache,
+        )
+        return dry_run(
+            release,
+            samples,
+            run_dir,
+            previous is not None,
+            None if args.no_cache else default_cache_path(),
+            price,
+            options.settings.maxTokens,
+            options.spec.text,
+            args.json,
+        )
+    budget = None
+    if args.max_cost is not None or args.max_total_tokens is not None:
+        budget = Budget(
+            args.max_cost, args.max_total_tokens, token_estimator(release), options.settings.maxTokens, per_token
+        )
     meta: dict = {}
     with lifetime.scratch_dir("trunchbull-run-") as workdir:
         # The workers take ~0.4 s to start (Node, the AI SDK, the tool
@@ -63,7 +96,7 @@ def _run(args) -> int:
         # samples planned, which on a big release takes about as long; a local
         # model's wait for the plan, since how many there are depends on how
         # many samples are left to run.
-        pool = None if options.spec.local else spawn_pool(release, options, workdir, None)
+        pool = None if options.spec.local else spawn_pool(release, options, workdir, None, per_token)
         try:
             cases = select_cases(release, options.filters)
             samples = plan(release, cases, options.repeat, identity, options.settings, keyed=not args.no_cache)
@@ -78,7 +111,7 @@ def _run(args) -> int:
                     pool.kill_all()
                     pool = None
                 elif to_run and pool is None:
-                    pool = spawn_pool(release, options, workdir, len(to_run))
+                    pool = spawn_pool(release, options, workdir, len(to_run), per_token)
                 if pool is not None:
                     wait_ready(pool, options.spec)
                 if previous is None:
@@ -86,6 +119,10 @@ def _run(args) -> int:
                     meta = _new_run_json(release, release_path, options, len(samples))
                 else:
                     meta = {**previous, "finishedAt": None, "resumes": int(previous.get("resumes") or 0) + 1}
+                meta["price"] = None if price is None else price.to_json()
+                if budget is not None:
+                    budget.count_recorded(left.done)
+                    meta["budget"] = {"maxCost": args.max_cost, "maxTotalTokens": args.max_total_tokens}
                 described = describe_model(pool, identity) if pool is not None else None
                 if described is not None:
                     meta["modelInfo"] = described
@@ -103,6 +140,7 @@ def _run(args) -> int:
                     left.rerun,
                     grading,
                     quiet=args.json,
+                    budget=budget,
                 )
             finally:
                 if cache is not None:
@@ -119,6 +157,10 @@ def _run(args) -> int:
                     meta["warnings"] = list(dict.fromkeys([*(meta.get("warnings") or []), *pool.warnings]))
     if interrupted:
         return exit_codes.INTERRUPTED
+    if budget is not None and budget.stopped:
+        recorded = len(grading.records) + len(grading.written)
+        print(budget.message(run_dir, recorded, len(samples)), file=sys.stderr)
+        return exit_codes.BUDGET
     return grade_and_report(run_dir, samples, *grading.finish(samples), options, meta, args)
 
 

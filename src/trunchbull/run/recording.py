@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from trunchbull.common.progress import SampleProgress
+from trunchbull.run.budget import Budget
 from trunchbull.run.cache import ResponseCache, as_cached
 from trunchbull.run.grading import RunGrading
 from trunchbull.run.options import RunOptions
@@ -33,9 +34,10 @@ def record_samples(
     rerun: int,
     grading: RunGrading,
     quiet: bool,
+    budget: Budget | None = None,
 ) -> bool:
     """Record cached samples, then run the rest (each record appended to the
-    log is also handed to `grading`); True when interrupted."""
+    log is also handed to `grading`, and to the budget); True when interrupted."""
     errors_before = sum(1 for row in done.values() if row.get("error"))
     progress = SampleProgress(len(samples), len(samples) - len(todo), errors_before, enabled=False if quiet else None)
     secret = options.spec.secret
@@ -48,6 +50,8 @@ def record_samples(
             record = record.replace(secret_bytes, b"[redacted]")
         log.append(record + b"\n")
         grading.add(sample, record)
+        if budget is not None:
+            budget.settle(sample, record)
         if kind is None and cache is not None and sample.key is not None:
             cache.put(sample.key, record)
             now = time.monotonic()
@@ -70,7 +74,7 @@ def record_samples(
                 progress.sample_done(False)
         log.flush()
         if pool is not None:
-            pool.run(to_run, on_record, after_records=after_records)
+            pool.run(to_run, on_record, after_records=after_records, admit=budget.admit if budget else None)
     except KeyboardInterrupt:
         if pool is not None:
             pool.kill_all()

@@ -51,9 +51,13 @@ def describe_model(pool: WorkerPool, identity: dict) -> dict | None:
     return out
 
 
-def spawn_pool(release: LoadedRelease, options: RunOptions, workdir: Path, samples: int | None) -> WorkerPool:
+def spawn_pool(
+    release: LoadedRelease, options: RunOptions, workdir: Path, samples: int | None, prices: dict | None = None
+) -> WorkerPool:
     """The run's workers, started (not yet ready). `samples`: how many are
-    left to run (a local model's plan needs it; None for a hosted model)."""
+    left to run (a local model's plan needs it; None for a hosted model);
+    `prices`: USD per token (input, output, cachedInput) for each record's
+    cost, None when the model's price is unknown."""
     layout = runtime_layout(release, workdir)
     tools = {}
     for tool in release.manifest.tools:
@@ -88,6 +92,7 @@ def spawn_pool(release: LoadedRelease, options: RunOptions, workdir: Path, sampl
         "toolTimeoutMs": int(settings.toolTimeout * 1000),
         "retries": settings.retries,
         "tools": tools,
+        "prices": prices,
     }
     pool = WorkerPool(
         tc,

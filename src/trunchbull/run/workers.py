@@ -315,10 +315,14 @@ class WorkerPool:
         samples: list[Sample],
         on_record: OnRecord,
         after_records: Callable[[], None] = lambda: None,
+        admit: Callable[[Sample], bool | None] | None = None,
     ) -> None:
         """Run every sample; `on_record` gets each finished one (in the order
         they finish), and `after_records` is called once the records that
-        arrived together have all been handed over. Returns when all are recorded."""
+        arrived together have all been handed over. Returns when all are
+        recorded, or, once `admit` (a budget) refuses a sample (False), when
+        the samples already sent are; `admit` None: not yet (ask again after
+        the next records)."""
         queue: deque[_InFlight] = deque(_InFlight(s, 0.0) for s in samples)
         while queue or any(w.inflight for w in self.workers):
             if queue:
@@ -326,6 +330,12 @@ class WorkerPool:
                 while queue:
                     worker = max(self.workers, key=_Worker.preference)
                     if worker.room() <= 0:
+                        break
+                    verdict = admit(queue[0].sample) if admit is not None else True
+                    if verdict is None:
+                        break
+                    if not verdict:
+                        queue.clear()  # no new sample starts; those sent finish
                         break
                     worker.assign(queue.popleft(), now)
             else:

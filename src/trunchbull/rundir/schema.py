@@ -21,7 +21,9 @@ FIELDS = (
     "attempts",  # 1 + retried model calls (null when nothing was called)
     "cached",  # replayed from the response cache
     "error",  # null, or { kind, message } for a sample that could not be completed
+    "cost",  # USD at the run's price (run.json `price`), null when the price is unknown (absent in older runs)
 )
+OPTIONAL = ("cost",)  # fields that records of older runs may lack
 USAGE_FIELDS = ("inputTokens", "outputTokens", "totalTokens")
 NO_USAGE = {name: None for name in USAGE_FIELDS}
 
@@ -42,6 +44,7 @@ def error_record(case_id: str, repeat: int, kind: str, message: str, elapsed_s: 
         "attempts": 1,
         "cached": False,
         "error": {"kind": kind, "message": message},
+        "cost": None,
     }
 
 
@@ -63,6 +66,7 @@ def recorded_response(
         "attempts": None,
         "cached": False,
         "error": None,
+        "cost": None,
     }
 
 
@@ -80,7 +84,7 @@ def record_problem(row: object) -> str | None:
         return "a record is a JSON object"
     if type(row.get("caseId")) is not str or type(row.get("repeat")) is not int or row["repeat"] < 0:
         return "a record needs a string caseId and a non-negative integer repeat"
-    missing = [name for name in FIELDS if name not in row]
+    missing = [name for name in FIELDS if name not in row and name not in OPTIONAL]
     if missing:
         return f"a record needs the fields {', '.join(missing)}"
     if type(row["output"]) is not str:
@@ -101,4 +105,6 @@ def record_problem(row: object) -> str | None:
         type(error) is not dict or type(error.get("kind")) is not str or type(error.get("message")) is not str
     ):
         return "error must be null or { kind, message } strings"
+    if not _number_or_none(row.get("cost")):
+        return "cost must be a number or null"
     return None

@@ -145,6 +145,15 @@ function addUsage(total, u) {
   }
 }
 
+// A step's cost at `prices` (USD per token: input, output, cachedInput).
+function stepCost(u, prices) {
+  const input = Number.isFinite(u?.inputTokens) ? u.inputTokens : 0;
+  const output = Number.isFinite(u?.outputTokens) ? u.outputTokens : 0;
+  const read = u?.inputTokenDetails?.cacheReadTokens ?? u?.cachedInputTokens;
+  const cached = Number.isFinite(read) ? Math.min(read, input) : 0;
+  return (input - cached) * prices.input + cached * prices.cachedInput + output * prices.output;
+}
+
 function stepParts(step, calls, results) {
   for (const call of step.toolCalls ?? []) {
     calls.push({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input: jsonSafe(call.input) });
@@ -215,6 +224,7 @@ const described = typeof model.describe === "function" ? jsonSafe(model.describe
 send(`ready\t${stringify({ model: described, rssBytes: process.memoryUsage().rss })}`);
 
 const settings = config.settings;
+const prices = config.prices ?? null; // null: the model's price is unknown
 
 async function runSample(request) {
   const started = performance.now();
@@ -225,6 +235,7 @@ async function runSample(request) {
   const results = [];
   const usage = {};
   let steps = 0;
+  let cost = 0;
   let lastFinish = null;
   const timer = setTimeout(() => {
     const err = new Error(`the sample did not finish within the ${config.timeoutMs / 1000} s timeout`);
@@ -258,6 +269,7 @@ async function runSample(request) {
           lastFinish = step.finishReason;
           stepParts(step, calls, results);
           addUsage(usage, step.usage);
+          if (prices) cost += stepCost(step.usage, prices);
         },
       });
       output = result.text;
@@ -284,6 +296,7 @@ async function runSample(request) {
     attempts: 1 + sample.retries,
     cached: false,
     error,
+    cost: prices ? Math.round(cost * 1e9) / 1e9 : null,
   };
   let line;
   try {

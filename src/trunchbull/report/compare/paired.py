@@ -7,10 +7,11 @@ non-error sample of it; the others are counted (`excluded`), and with a
 release change the cases of only one run are listed (`added`, `removed`).
 
 Per eval and overall (every shared case one observation): the difference of
-mean scores B − A, which is the mean of the per-case differences d; its
-standard error sd(d)/√n; and the 95% confidence interval d̄ ± t·SE with t the
-0.975 quantile of Student's t with n − 1 degrees of freedom (the paired t
-interval; scipy.special.stdtrit). Fewer than two cases: no standard error or interval.
+mean scores B − A, which is the mean of the per-case differences d, with its
+95% interval by Newcombe's square-and-add over each run's clustered Wilson
+interval (stats/paired.py: it stays inside [−1, 1]), the paired standard
+error, and the minimum difference detectable at 80% power with that
+standard error (`mdd80`).
 
 A case *regressed* when its pass rate is lower in B than in A, *fixed* when it
 is higher, *unchanged* when equal: with one sample per case, exactly pass→fail,
@@ -19,12 +20,14 @@ fail→pass and the rest. Regressions are listed largest drop first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from math import fsum, sqrt
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from trunchbull.stats.intervals import Moments
+from trunchbull.stats.paired import paired_difference as paired_statistics
+from trunchbull.stats.quantiles import CONFIDENCE, POWER
 
 DIGITS = 6
-CONFIDENCE = 0.95
 
 
 class CaseMean(NamedTuple):
@@ -33,6 +36,9 @@ class CaseMean(NamedTuple):
     samples: int
     pass_rate: float | None
     score: float | None  # mean of the non-null scores of the graded samples
+    scored: int  # graded samples with a score
+    score_sum: float
+    score_squares: float
 
 
 def case_means(results: list[dict]) -> dict[str, CaseMean]:
@@ -43,7 +49,7 @@ def case_means(results: list[dict]) -> dict[str, CaseMean]:
         case_id = row["caseId"]
         entry = get(case_id)
         if entry is None:
-            entry = acc[case_id] = [row["evalId"], 0, 0, 0, 0.0, 0]
+            entry = acc[case_id] = [row["evalId"], 0, 0, 0, 0.0, 0, 0.0]
         entry[2] += 1
         outcome = row["outcome"]
         if outcome == "error":
@@ -55,13 +61,23 @@ def case_means(results: list[dict]) -> dict[str, CaseMean]:
         if score is not None:
             entry[4] += score
             entry[5] += 1
+            entry[6] += score * score
     new = tuple.__new__
     return {
         case_id: new(
             CaseMean,
-            (eval_id, graded, samples, passed / graded if graded else None, total / scored if scored else None),
+            (
+                eval_id,
+                graded,
+                samples,
+                passed / graded if graded else None,
+                total / scored if scored else None,
+                scored,
+                total,
+                squares,
+            ),
         )
-        for case_id, (eval_id, graded, samples, passed, total, scored) in acc.items()
+        for case_id, (eval_id, graded, samples, passed, total, scored, squares) in acc.items()
     }
 
 
@@ -69,36 +85,43 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, DIGITS)
 
 
-def paired_difference(a: list[float], b: list[float]) -> dict:
-    """Mean of b − a over the pairs, its standard error and t interval."""
-    from scipy.special import stdtrit  # the t quantile; scipy.special imports in a fraction of scipy.stats' time
-
+def paired_difference(a: list[CaseMean], b: list[CaseMean]) -> dict:
+    """B − A over paired cases (the same case at the same position): the
+    means, the difference with its interval, standard error and mdd80."""
     n = len(a)
     if n == 0:
-        return {"n": 0, "meanA": None, "meanB": None, "difference": None, "standardError": None, "ci": None}
-    diffs = [y - x for x, y in zip(a, b)]
-    mean = fsum(diffs) / n
-    out: dict[str, Any] = {
+        return {
+            "n": 0,
+            "meanA": None,
+            "meanB": None,
+            "difference": None,
+            "standardError": None,
+            "ci": None,
+            "mdd80": None,
+            "pValue": None,
+        }
+    moments_a, moments_b = Moments(), Moments()
+    for case_a, case_b in zip(a, b):
+        moments_a.add_case(case_a.scored, case_a.score_sum, case_a.score_squares)
+        moments_b.add_case(case_b.scored, case_b.score_sum, case_b.score_squares)
+    result = paired_statistics([c.score for c in a], [c.score for c in b], moments_a, moments_b)  # type: ignore[misc]
+    assert result is not None
+    return {
         "n": n,
-        "meanA": _rounded(fsum(a) / n),
-        "meanB": _rounded(fsum(b) / n),
-        "difference": _rounded(mean),
-        "standardError": None,
-        "ci": None,
+        "meanA": _rounded(result.mean_a),
+        "meanB": _rounded(result.mean_b),
+        "difference": _rounded(result.difference),
+        "standardError": _rounded(result.standard_error),
+        "ci": [_rounded(result.low), _rounded(result.high)],
+        "mdd80": _rounded(result.mdd80),
+        "pValue": _rounded(result.p_value),
     }
-    if n >= 2:
-        sd = sqrt(fsum((d - mean) ** 2 for d in diffs) / (n - 1))
-        se = sd / sqrt(n)
-        half = float(stdtrit(n - 1, 0.5 + CONFIDENCE / 2)) * se
-        out["standardError"] = _rounded(se)
-        out["ci"] = [_rounded(mean - half), _rounded(mean + half)]
-    return out
 
 
 @dataclass
 class _Group:
-    a: list[float]
-    b: list[float]
+    a: list[CaseMean] = field(default_factory=list)  # the scored shared cases, paired by position
+    b: list[CaseMean] = field(default_factory=list)
     regressed: int = 0
     fixed: int = 0
     unchanged: int = 0
@@ -129,8 +152,8 @@ def compare_results(results_a: list[dict], results_b: list[dict], eval_order: li
             [*(eval_order or []), *(m.eval_id for m in means_b.values()), *(m.eval_id for m in means_a.values())]
         )
     )
-    groups = {eval_id: _Group([], []) for eval_id in order}
-    overall = _Group([], [])
+    groups = {eval_id: _Group() for eval_id in order}
+    overall = _Group()
     changes: list[tuple[str, dict]] = []
     excluded: list[str] = []
     added: list[str] = []
@@ -156,8 +179,8 @@ def compare_results(results_a: list[dict], results_b: list[dict], eval_order: li
             continue
         if a.score is not None and b.score is not None:
             for g in (group, overall):
-                g.a.append(a.score)
-                g.b.append(b.score)
+                g.a.append(a)
+                g.b.append(b)
         rate_a, rate_b = a.pass_rate or 0.0, b.pass_rate or 0.0  # both graded, so both rates are set
         if rate_b < rate_a:
             kind = "regressed"
@@ -191,8 +214,10 @@ def compare_results(results_a: list[dict], results_b: list[dict], eval_order: li
         "method": {
             "pairing": "case ID",
             "difference": "mean over shared cases of (B - A) per-case mean score",
-            "interval": "paired t, n - 1 degrees of freedom",
+            "interval": "Newcombe square-and-add over each run's clustered Wilson interval, correlation with "
+            "half a pseudo-case in each corner",
             "confidence": CONFIDENCE,
+            "mdd": f"minimum true difference detected with {POWER:.0%} power: (z0.975 + z0.80) x standard error",
         },
         "overall": overall.to_json(),
         "evals": {

@@ -7,7 +7,19 @@ from trunchbull.common.text_table import table_lines
 
 LISTED = 50  # cases listed per kind; the JSON output has all of them
 
-COLUMNS = ("eval", "cases", "A mean", "B mean", "B - A", "SE", "95% CI", "regressed", "fixed", "unchanged", "left out")
+COLUMNS = (
+    "eval",
+    "cases",
+    "A mean",
+    "B mean",
+    "B - A",
+    "95% CI",
+    "MDD80",
+    "regressed",
+    "fixed",
+    "unchanged",
+    "left out",
+)
 
 
 def _signed(value: float | None) -> str:
@@ -49,6 +61,15 @@ def _cases(title: str, items: list[dict] | list[str]) -> list[str]:
     return out
 
 
+def power_line(mdd: float, n: int) -> str:
+    """What a non-significant result could have missed, and what more cases would see."""
+    half = mdd / 2
+    return (
+        f"power: with {n:,} case(s), a true difference of ±{mdd:.3f} would be detected 4 times in 5; "
+        f"±{half:.3f} needs about {4 * n:,} cases (the detectable difference shrinks with √cases)"
+    )
+
+
 def render_comparison(comparison: dict, a: dict, b: dict) -> str:
     """`a`, `b`: each run's runDir, model and release."""
     rows = [*comparison["evals"].items(), ("overall", comparison["overall"])]
@@ -61,8 +82,8 @@ def render_comparison(comparison: dict, a: dict, b: dict) -> str:
                 _number(g["meanA"]),
                 _number(g["meanB"]),
                 _signed(g["difference"]),
-                _number(g["standardError"]),
                 _interval(g["ci"]),
+                _number(g.get("mdd80")),
                 f"{g['regressed']:,}",
                 f"{g['fixed']:,}",
                 f"{g['unchanged']:,}",
@@ -72,7 +93,9 @@ def render_comparison(comparison: dict, a: dict, b: dict) -> str:
     out = [
         _run_line("A", a),
         _run_line("B", b),
-        "paired difference of mean scores (B - A) over the cases both runs graded; 95% CI: paired t",
+        "A is the baseline, B the run judged. Paired difference of mean scores (B - A) over the cases both runs "
+        "graded; 95% CI: Newcombe square-and-add over clustered Wilson intervals; MDD80: the smallest true "
+        "difference these cases detect with 80% power",
         *table_lines(cells),
     ]
     overall = comparison["overall"]
@@ -87,6 +110,9 @@ def render_comparison(comparison: dict, a: dict, b: dict) -> str:
         out.append("verdict: B is significantly better than A (the 95% CI is above 0)")
     else:
         out.append("verdict: no significant difference (the 95% CI contains 0)")
+    mdd = overall.get("mdd80")
+    if ci is not None and ci[0] <= 0 <= ci[1] and mdd:
+        out.append(power_line(mdd, overall["n"]))
     changed = comparison["changedCases"]
     out += _cases("regressed", [c for c in changed if c["change"] == "regressed"])
     out += _cases("fixed", [c for c in changed if c["change"] == "fixed"])

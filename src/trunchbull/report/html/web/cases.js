@@ -7,7 +7,7 @@ import { Virtualizer, elementScroll, observeElementOffset, observeElementRect } 
 import { h, int, num, OUTCOMES } from "./dom.js";
 
 const ROW_HEIGHT = 30;
-const SHOWN = ["eval", "case", "repeat", "outcome", "score", "latency", "tokens", "output"];
+const SHOWN = ["eval", "case", "repeat", "outcome", "score", "latency", "tokens", "message", "output"];
 // the sort key of each sortable column (null and undefined sort last)
 const KEYS = {
   eval: (run, i) => run.evalId(i),
@@ -17,6 +17,7 @@ const KEYS = {
   score: (run, i) => run.score(i),
   latency: (run, i) => run.latency(i),
   tokens: (run, i) => run.tokens(i).total,
+  message: (run, i) => run.message(i),
 };
 const NUMERIC = new Set(["repeat", "score", "latency", "tokens"]);
 
@@ -29,6 +30,7 @@ function cell(run, id, i) {
     case "score": return num(run.score(i), 2);
     case "latency": return run.latency(i) === null ? "–" : `${Math.round(run.latency(i)).toLocaleString("en-US")} ms`;
     case "tokens": return int(run.tokens(i).total);
+    case "message": return (run.message(i) || "").slice(0, 200);
     case "output": return (run.output(i) || "").slice(0, 200);
     default: return "";
   }
@@ -56,6 +58,7 @@ class CaseTable {
     this.run = run;
     this.onOpen = onOpen;
     this.sort = null; // {id, desc}
+    this.selected = null; // the sample shown in the transcript panel
     this.orders = new Map();
     this.filters = { eval: "", outcome: "", text: "" };
     this.rows = Array.from({ length: run.count }, (_, i) => i);
@@ -131,6 +134,14 @@ class CaseTable {
     }));
   }
 
+  /** Mark sample `i` (null: none) as the one the panel shows, and keep it in view. */
+  select(i) {
+    this.selected = i;
+    const index = i === null ? -1 : this.rows.indexOf(i);
+    if (index >= 0) this.virtualizer.scrollToIndex(index, { align: "auto" });
+    this.renderRows();
+  }
+
   renderRows() {
     const items = this.virtualizer.getVirtualItems();
     this.spacer.style.height = `${this.virtualizer.getTotalSize()}px`;
@@ -139,8 +150,9 @@ class CaseTable {
       const i = this.rows[item.index];
       if (i === undefined) continue;
       nodes.push(h("div", {
-        class: "row", "data-case": this.run.caseId(i), "data-sample": i, style: { transform: `translateY(${item.start}px)` },
-        onclick: () => this.onOpen(this.run, i),
+        class: i === this.selected ? "row selected" : "row", "data-case": this.run.caseId(i), "data-sample": i,
+        style: { transform: `translateY(${item.start}px)` },
+        onclick: () => this.onOpen(this.run, i, this),
       }, SHOWN.map((id) => h("div", { class: `cell ${id}` }, cell(this.run, id, i)))));
     }
     this.body.replaceChildren(...nodes);

@@ -12,16 +12,24 @@ function verdict(overall) {
   return ["neutral", "no significant difference (the 95% CI of B − A contains 0)"];
 }
 
+function power(overall) {
+  const ci = overall.ci;
+  if (!ci || ci[0] > 0 || ci[1] < 0 || !overall.mdd80) return null;
+  return h("p", { class: "muted", "data-testid": "power" }, `Not significant is not "no change": with ${int(overall.n)} cases a `,
+    `true difference of ±${num(overall.mdd80)} would be detected 4 times in 5; ±${num(overall.mdd80 / 2)} needs about `,
+    `${int(4 * overall.n)} cases.`);
+}
+
 function differences(comparison) {
   const rows = [...Object.entries(comparison.evals), ["overall", comparison.overall]];
   return h("table", { class: "summary", "data-testid": "differences" },
-    h("thead", {}, h("tr", {}, ["eval", "cases", "A mean", "B mean", "B − A", "SE", "95% CI", "regressed", "fixed",
+    h("thead", {}, h("tr", {}, ["eval", "cases", "A mean", "B mean", "B − A", "95% CI", "MDD80", "regressed", "fixed",
       "unchanged", "left out"].map((c) => h("th", {}, c)))),
     h("tbody", {}, rows.map(([evalId, g]) => h("tr", { class: evalId === "overall" ? "overall" : null, "data-eval": evalId },
       h("td", {}, evalId), h("td", { class: "n" }, int(g.n)), h("td", { class: "n" }, num(g.meanA)),
       h("td", { class: "n" }, num(g.meanB)),
       h("td", { class: "n", "data-testid": "difference", "data-value": g.difference }, signed(g.difference)),
-      h("td", { class: "n muted" }, num(g.standardError)), h("td", { class: "n muted" }, interval(g.ci, signed)),
+      h("td", { class: "n muted" }, interval(g.ci, signed)), h("td", { class: "n muted", "data-testid": "mdd" }, num(g.mdd80)),
       h("td", { class: g.regressed ? "n worse" : "n" }, int(g.regressed)), h("td", { class: g.fixed ? "n better" : "n" }, int(g.fixed)),
       h("td", { class: "n" }, int(g.unchanged)), h("td", { class: "n" }, int(g.excluded))))));
 }
@@ -34,7 +42,7 @@ function changes(comparison, openCase) {
   return h("div", {},
     h("ol", { class: "changes", "data-testid": "changes" }, list.slice(0, SHOWN_CHANGES).map((c) =>
       h("li", { class: `change ${c.change}`, "data-testid": "change", "data-case": c.caseId, "data-change": c.change,
-        onclick: () => openCase(c.caseId) },
+        onclick: () => openCase(c.caseId, list.slice(0, SHOWN_CHANGES).map((x) => x.caseId)) },
         h("span", { class: `chip ${c.change === "regressed" ? "fail" : "pass"}` }, c.change),
         h("code", {}, c.caseId), h("span", { class: "muted" }, ` ${c.evalId}`),
         h("span", { class: "n" }, ` pass ${pct(c.a.passRate)} → ${pct(c.b.passRate)}`)))),
@@ -51,9 +59,12 @@ export function renderCompare(section, report, openCase) {
   const [kind, text] = verdict(comparison.overall);
   append(section, [
     h("p", { class: `verdict ${kind}`, "data-testid": "verdict" }, text),
-    h("p", { class: "muted" }, "Cases are paired by ID; a case's score is its mean over its non-error repeats. B − A is ",
-      "the mean of the per-case differences, with a paired t interval (n − 1 degrees of freedom). A case regressed ",
-      "when its pass rate is lower in B, and was fixed when it is higher."),
+    h("p", { class: "muted" }, "A is the baseline, B the run judged. Cases are paired by ID; a case's score is its mean ",
+      "over its non-error repeats. B − A is the mean of the per-case differences, with a 95% interval by Newcombe's ",
+      "square-and-add over each run's clustered Wilson interval (it stays inside [−1, 1]); MDD80 is the smallest true ",
+      "difference these cases would detect 4 times in 5. A case regressed when its pass rate is lower in B, and was ",
+      "fixed when it is higher."),
+    power(comparison.overall),
     comparison.releaseChanged ? h("p", { class: "warning" }, "The runs are of different releases: cases are paired by ID.") : null,
     h("figure", {}, h("figcaption", {}, "B − A per eval, 95% confidence interval"), differencePlot(comparison)),
     differences(comparison),

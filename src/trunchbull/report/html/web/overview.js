@@ -7,7 +7,7 @@ function summaryTable(run) {
   const rows = [...Object.entries(run.summary.evals), ["overall", run.summary.overall]];
   return h("table", { class: "summary", "data-testid": "summary", "data-run": run.index },
     h("thead", {}, h("tr", {}, ["eval", "samples", "pass", "fail", "error", "pass rate", "95% CI", "mean score",
-      "tokens", "p50", "p90"].map((c) => h("th", {}, c)))),
+      "tokens", "cost", "p50", "p90"].map((c) => h("th", {}, c)))),
     h("tbody", {}, rows.map(([evalId, g]) => h("tr", { class: evalId === "overall" ? "overall" : null },
       h("td", {}, evalId),
       h("td", { class: "n" }, int(g.samples)),
@@ -18,6 +18,7 @@ function summaryTable(run) {
       h("td", { class: "n muted" }, interval(g.passRateCI)),
       h("td", { class: "n" }, num(g.meanScore)),
       h("td", { class: "n" }, int(g.tokens.total)),
+      h("td", { class: "n", "data-testid": "cost" }, g.cost === null || g.cost === undefined ? "unknown" : `$${g.cost.toFixed(4)}`),
       h("td", { class: "n" }, ms(g.latencyMs.p50)),
       h("td", { class: "n" }, ms(g.latencyMs.p90)),
     ))));

@@ -105,7 +105,7 @@ export function differencePlot(comparison) {
     .filter(([, g]) => g.difference !== null)
     .map(([evalId, g]) => ({ eval: evalId, d: g.difference, lo: g.ci ? g.ci[0] : g.difference, hi: g.ci ? g.ci[1] : g.difference }));
   const color = (d) => (d.hi < 0 ? "#dc2626" : d.lo > 0 ? "#16a34a" : "#64748b");
-  // scores are in [0, 1], so differences are in [-1, 1]; wider interval ends are clipped
+  // scores are in [0, 1], so differences and their intervals are in [-1, 1]
   return plot({
     width: 640, height: 40 + rows.length * ROW, marginLeft: 150, marginRight: 20,
     x: { domain: [-1, 1], label: "difference of mean scores, B − A (95% CI)", grid: true, tickFormat: "+.1f" },

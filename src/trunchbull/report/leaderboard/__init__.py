@@ -1,0 +1,1 @@
+"""`trunchbull leaderboard`: many runs as one model × eval table (SPEC §9)."""
