@@ -17,14 +17,15 @@ MAX_LINES = 450
 # stage package → the stage packages it may import (the two pipelines run one way)
 ALLOWED = {
     "common": set(),
+    "stats": set(),
     "node": {"common"},
     "release": {"common", "node", "compile"},  # compile only for the runtime dependencies' installer
     "compile": {"common", "node", "release", "evaluators"},
     "evaluators": {"common", "node", "release"},
-    "grading": {"common", "node", "release", "evaluators", "rundir"},
+    "grading": {"common", "node", "release", "evaluators", "rundir", "stats"},
     "rundir": {"common", "release"},
-    "run": {"common", "node", "release", "compile", "evaluators", "grading", "rundir"},
-    "report": {"common", "node", "release", "grading", "rundir"},
+    "run": {"common", "node", "release", "compile", "evaluators", "grading", "rundir", "stats"},
+    "report": {"common", "node", "release", "grading", "rundir", "stats"},
 }
 
 
