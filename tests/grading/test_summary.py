@@ -4,6 +4,8 @@ and against numpy and scipy on random tables."""
 from __future__ import annotations
 
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,7 +15,6 @@ from scipy.stats import t as student_t
 
 from trunchbull.grading.summary import summarize
 from trunchbull.release.manifest import Manifest
-from trunchbull.stats.passk import pass_hat_k
 from trunchbull.stats.quantiles import Z95
 
 MANIFEST = Manifest({"title": "t", "version": None, "digest": "sha256:x", "evals": [{"id": "b"}, {"id": "a"}]})
@@ -147,9 +148,15 @@ def numpy_group(table: list[tuple], repeats: int) -> dict:
         "latencyMs": {f"p{p}": np.percentile(latencies, p) if latencies else None for p in (50, 90, 99)},
     }
     if repeats >= 2:
-        graded = [(sum(r[2] != "error" for r in rs), sum(r[2] == "pass" for r in rs)) for rs in cases.values()]
-        hat = pass_hat_k(graded, repeats)
-        out["passHatK"] = None if hat is None else round(hat, 6)
+        # pass^K by enumeration: of every K of a case's graded samples, the
+        # share that all pass (the estimator's definition, not its formula)
+        shares = []
+        for rs in cases.values():
+            outcomes = [r[2] == "pass" for r in rs if r[2] != "error"]
+            if len(outcomes) >= repeats:
+                picks = list(itertools.combinations(outcomes, repeats))
+                shares.append(sum(all(pick) for pick in picks) / len(picks))
+        out["passHatK"] = round(float(np.mean(shares)), 6) if shares else None
     return out
 
 
