@@ -15,6 +15,8 @@ from trunchbull import __version__
 from trunchbull.common import exit_codes, lifetime
 from trunchbull.common.diagnostics import UsageError, render_json, report_internal_error
 from trunchbull.compile.building import build_release, compile_root
+from trunchbull.report.arguments import add_leaderboard_parser, add_report_parsers
+from trunchbull.run.arguments import add_run_parser
 
 
 DESCRIPTION = """\
@@ -85,174 +87,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write a run directory (new or empty) that report, compare and export read",
     )
 
-    _add_run_parser(commands)
-    _add_report_parsers(commands)
-    _add_leaderboard_parser(commands)
+    add_run_parser(commands)
+    add_report_parsers(commands)
+    add_leaderboard_parser(commands)
 
     init = commands.add_parser("init", help="scaffold a benchmark that builds")
     init.add_argument("dir", nargs="?", default=".", type=Path, help="directory to create (default: .)")
     return parser
-
-
-def _add_run_parser(commands) -> None:
-    from trunchbull.run.providers import model_help
-
-    run = commands.add_parser(
-        "run",
-        help="run every case through a model with its tools, record, then grade",
-        description="Send every case (x repeats) of a release to a model through the AI SDK, execute the case's "
-        "tools when the model calls them, record each sample in RUN_DIR as it finishes, then grade "
-        "them as `trunchbull grade` does. Resumable (--resume) and cached.",
-    )
-    run.add_argument("target", type=Path, help="a release (directory or .tar), or a benchmark root (built first)")
-    run.add_argument(
-        "--model",
-        metavar="SPEC",
-        help=model_help(),
-    )
-    run.add_argument(
-        "-o", "--out", type=Path, required=True, metavar="RUN_DIR", help="the run directory (new, or --resume)"
-    )
-    endpoint = run.add_argument_group("endpoint and credentials")
-    endpoint.add_argument(
-        "--base-url", metavar="URL", help="the provider's API base URL (required for openai-compatible)"
-    )
-    endpoint.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the API key")
-    calls = run.add_argument_group("model call settings (passed only when given)")
-    calls.add_argument("--temperature", type=float, metavar="T")
-    calls.add_argument("--max-tokens", type=int, metavar="N")
-    calls.add_argument("--top-p", type=float, metavar="P")
-    calls.add_argument("--seed", type=int, metavar="N")
-    limits = run.add_argument_group("limits")
-    limits.add_argument(
-        "--max-steps", type=int, metavar="N", help="model calls per sample in the tool loop (default 8)"
-    )
-    limits.add_argument(
-        "--timeout", type=float, metavar="S", help="seconds per sample, tool loop included (default 300)"
-    )
-    limits.add_argument("--tool-timeout", type=float, metavar="S", help="seconds per tool call (default 30)")
-    limits.add_argument(
-        "--retries", type=int, metavar="N", help="retries of 429/408/409/5xx/connection errors (default 6)"
-    )
-    limits.add_argument("-j", "--concurrency", type=int, metavar="N", help="samples in flight (default 16)")
-    select = run.add_argument_group("which samples")
-    select.add_argument("--eval", action="append", metavar="ID", help="only this eval (repeatable)")
-    select.add_argument("--case", action="append", metavar="GLOB", help="only case IDs matching GLOB (repeatable)")
-    select.add_argument("--limit", type=int, metavar="N", help="the first N cases after filtering")
-    select.add_argument("--repeat", type=int, metavar="K", help="samples per case (default 1)")
-    records = run.add_argument_group("records")
-    records.add_argument("--resume", action="store_true", help="continue an interrupted RUN_DIR")
-    records.add_argument(
-        "--rerun-errors", action="store_true", help="with --resume: also re-run samples that ended in error"
-    )
-    records.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
-    costs = run.add_argument_group("costs and budgets")
-    costs.add_argument(
-        "--prices",
-        type=Path,
-        metavar="FILE",
-        help="TOML or JSON: model SPEC -> input, output, cachedInput USD per million tokens (overrides the defaults)",
-    )
-    costs.add_argument(
-        "--max-cost", type=float, metavar="USD", help="start no sample that could take the run past USD (exit 3)"
-    )
-    costs.add_argument(
-        "--max-total-tokens",
-        type=int,
-        metavar="N",
-        help="start no sample that could take the run past N tokens (exit 3)",
-    )
-    costs.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="print the samples planned, those cached, the estimated input tokens and cost; call and write nothing",
-    )
-    run.add_argument(
-        "--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)"
-    )
-    run.add_argument("--json", action="store_true", help="print the summary as JSON")
-
-
-def _add_report_parsers(commands) -> None:
-    from trunchbull.report.exports.formats import formats, help_texts
-
-    export_help, export_description = help_texts()
-    report = commands.add_parser(
-        "report",
-        help="a run's terminal summary and a self-contained HTML report",
-        description="Print RUN_DIR's summary and write one self-contained HTML file (no network: opens from "
-        "file://): pass rates with 95% CIs, score and latency distributions, tokens, a filterable case "
-        "table and every sample's transcript. With --vs, RUN_DIR is compared against OTHER_RUN_DIR "
-        "(the baseline): differences are RUN_DIR - OTHER_RUN_DIR, regressions first.",
-    )
-    report.add_argument(
-        "run_dir", type=Path, metavar="RUN_DIR", help="a run directory (trunchbull run, grade --run-dir)"
-    )
-    report.add_argument("--vs", type=Path, metavar="OTHER_RUN_DIR", help="the baseline run to compare RUN_DIR against")
-    report.add_argument("-o", "--out", type=Path, metavar="FILE", help="the HTML file (default: RUN_DIR/report.html)")
-    report.add_argument(
-        "--release",
-        type=Path,
-        metavar="PATH",
-        help="RUN_DIR's release, when it is no longer where run.json says (for prompts)",
-    )
-    report.add_argument("--vs-release", type=Path, metavar="PATH", help="the same for OTHER_RUN_DIR")
-    report.add_argument(
-        "--allow-release-change", action="store_true", help="with --vs: runs of different releases, paired by case ID"
-    )
-    report.add_argument("--title", help="the report's title (default: the release title and model)")
-
-    compare = commands.add_parser(
-        "compare",
-        help="paired comparison of two runs: RUN - BASE per eval and overall, with 95%% CIs",
-        description="Pair the cases of two runs by ID and report, per eval and overall, the difference of mean "
-        "scores B - A (RUN - BASE: the baseline comes first, as --vs names it in `report`) with its 95%% "
-        "confidence interval and the minimum difference detectable at 80%% power, and the cases that "
-        "regressed (pass -> fail), were fixed or are unchanged.",
-    )
-    compare.add_argument("run_a", type=Path, metavar="BASE", help="the baseline run directory (A)")
-    compare.add_argument("run_b", type=Path, metavar="RUN", help="the run directory judged against it (B)")
-    compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    compare.add_argument(
-        "--fail-on-regression",
-        action="store_true",
-        help="exit 1 when B is significantly worse overall (the 95%% CI is below 0)",
-    )
-    compare.add_argument(
-        "--allow-release-change",
-        action="store_true",
-        help="compare runs of different releases by case ID (lists added and removed cases)",
-    )
-
-    export = commands.add_parser(
-        "export",
-        help=export_help,
-        description=export_description,
-    )
-    export.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
-    names = list(formats())
-    export.add_argument(
-        "--format",
-        required=True,
-        choices=names,
-        help=" or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names),
-    )
-    export.add_argument("-o", "--out", type=Path, metavar="FILE", help="the file to write (default: standard output)")
-
-
-def _add_leaderboard_parser(commands) -> None:
-    board = commands.add_parser(
-        "leaderboard",
-        help="many runs of one release as one ranked model x eval table",
-        description="Rank RUN_DIRs (runs of one release, or the cases they share) by mean score, with 95%% "
-        "intervals per eval and overall; mark each model as indistinguishable from the best or significantly "
-        "below it (paired over cases, Holm-corrected); tokens and cost per model.",
-    )
-    board.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR", help="two or more run directories")
-    board.add_argument("-o", "--out", type=Path, metavar="FILE", help="also write a self-contained HTML page")
-    board.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
-    board.add_argument("--csv", type=Path, metavar="FILE", help="also write one CSV row per model and eval")
-    board.add_argument("--title", help="the HTML page's title")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,84 @@
+"""The `run` command's arguments (SPEC §8), for the CLI's parser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def add_run_parser(commands) -> None:
+    from trunchbull.run.providers import model_help
+
+    run = commands.add_parser(
+        "run",
+        help="run every case through a model with its tools, record, then grade",
+        description="Send every case (x repeats) of a release to a model through the AI SDK, execute the case's "
+        "tools when the model calls them, record each sample in RUN_DIR as it finishes, then grade "
+        "them as `trunchbull grade` does. Resumable (--resume) and cached.",
+    )
+    run.add_argument("target", type=Path, help="a release (directory or .tar), or a benchmark root (built first)")
+    run.add_argument(
+        "--model",
+        metavar="SPEC",
+        help=model_help(),
+    )
+    run.add_argument(
+        "-o", "--out", type=Path, required=True, metavar="RUN_DIR", help="the run directory (new, or --resume)"
+    )
+    endpoint = run.add_argument_group("endpoint and credentials")
+    endpoint.add_argument(
+        "--base-url", metavar="URL", help="the provider's API base URL (required for openai-compatible)"
+    )
+    endpoint.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the API key")
+    calls = run.add_argument_group("model call settings (passed only when given)")
+    calls.add_argument("--temperature", type=float, metavar="T")
+    calls.add_argument("--max-tokens", type=int, metavar="N")
+    calls.add_argument("--top-p", type=float, metavar="P")
+    calls.add_argument("--seed", type=int, metavar="N")
+    limits = run.add_argument_group("limits")
+    limits.add_argument(
+        "--max-steps", type=int, metavar="N", help="model calls per sample in the tool loop (default 8)"
+    )
+    limits.add_argument(
+        "--timeout", type=float, metavar="S", help="seconds per sample, tool loop included (default 300)"
+    )
+    limits.add_argument("--tool-timeout", type=float, metavar="S", help="seconds per tool call (default 30)")
+    limits.add_argument(
+        "--retries", type=int, metavar="N", help="retries of 429/408/409/5xx/connection errors (default 6)"
+    )
+    limits.add_argument("-j", "--concurrency", type=int, metavar="N", help="samples in flight (default 16)")
+    select = run.add_argument_group("which samples")
+    select.add_argument("--eval", action="append", metavar="ID", help="only this eval (repeatable)")
+    select.add_argument("--case", action="append", metavar="GLOB", help="only case IDs matching GLOB (repeatable)")
+    select.add_argument("--limit", type=int, metavar="N", help="the first N cases after filtering")
+    select.add_argument("--repeat", type=int, metavar="K", help="samples per case (default 1)")
+    records = run.add_argument_group("records")
+    records.add_argument("--resume", action="store_true", help="continue an interrupted RUN_DIR")
+    records.add_argument(
+        "--rerun-errors", action="store_true", help="with --resume: also re-run samples that ended in error"
+    )
+    records.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    costs = run.add_argument_group("costs and budgets")
+    costs.add_argument(
+        "--prices",
+        type=Path,
+        metavar="FILE",
+        help="TOML or JSON: model SPEC -> input, output, cachedInput USD per million tokens (overrides the defaults)",
+    )
+    costs.add_argument(
+        "--max-cost", type=float, metavar="USD", help="start no sample that could take the run past USD (exit 3)"
+    )
+    costs.add_argument(
+        "--max-total-tokens",
+        type=int,
+        metavar="N",
+        help="start no sample that could take the run past N tokens (exit 3)",
+    )
+    costs.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the samples planned, those cached, the estimated input tokens and cost; call and write nothing",
+    )
+    run.add_argument(
+        "--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)"
+    )
+    run.add_argument("--json", action="store_true", help="print the summary as JSON")
