@@ -66,6 +66,8 @@ def test_valid_specs_compile(bench, spec, compiled):
         pytest.param('{ kind: "fuzzy" }', "evaluator-kind", "evaluate.kind", id="unknown-kind"),
         pytest.param('{ expected: "x" }', "evaluator-kind", "evaluate.kind", id="no-kind"),
         pytest.param('{ kind: "custom" }', "evaluator-kind", "evaluate.kind", id="custom-is-not-declarative"),
+        pytest.param("{ kind: {} }", "evaluator-kind", "evaluate.kind", id="kind-is-an-object"),
+        pytest.param("{ kind: [1] }", "evaluator-kind", "evaluate.kind", id="kind-is-an-array"),
         pytest.param('"contains"', "evaluator-invalid", "evaluate", id="not-an-object"),
         pytest.param('{ kind: "exact" }', "evaluator-missing-expected", "evaluate", id="exact-no-expected"),
         pytest.param('{ kind: "exact", expected: "" }', "evaluator-expected", "evaluate.expected", id="exact-empty"),

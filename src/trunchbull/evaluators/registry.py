@@ -62,7 +62,8 @@ def prepare(spec: dict, case_tools: list[str] | None = None, schemas: ToolSchema
     not a valid built-in spec (the release is then unusable)."""
     from trunchbull.evaluators.tool_calls import ToolSchemas
 
-    kind = kinds().get(spec.get("kind"))  # type: ignore[arg-type]
+    name = spec.get("kind")
+    kind = kinds().get(name) if isinstance(name, str) else None
     if kind is None:
         raise ValueError(f"unknown evaluator kind {spec.get('kind')!r}")
     try:

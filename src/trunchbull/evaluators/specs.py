@@ -27,7 +27,7 @@ def validate_spec(
         ]
     known = kinds()
     kind = spec.get("kind")
-    if kind not in known:
+    if not isinstance(kind, str) or kind not in known:
         if kind == "custom":
             message = "`custom` is not a declarative kind"
             hint = "write the eval's evaluate as a function to use a custom evaluator"
