@@ -30,7 +30,7 @@ class CompiledEval:
     data_files: list[str] = field(default_factory=list)  # root-relative files read
     transformer_sources: dict[str, dict] = field(default_factory=dict)  # root-relative path → {bytes, sha256}
     case_ids: list[str] = field(default_factory=list)
-    case_tools: list[list[str]] = field(default_factory=list)  # the tools each case may call
+    case_tools: list[list] = field(default_factory=list)  # the tools each case may call (names or {tool, as})
     case_wheres: list[Where] = field(default_factory=list)  # where each case was authored
     # Every tool name the eval and its cases request, each where its literal
     # stands (e.g. cases[3].tools[0]), whether or not the case compiled: an

@@ -19,12 +19,19 @@ from trunchbull.locate import find_default_export, find_literal, refine
 from trunchbull.modules import ModuleReport
 from trunchbull.node import NodeHelper
 from trunchbull.paths import rel_posix, resolve_inside
+from trunchbull.tool_offers import offered_names, release_name
 from trunchbull.userfiles import MISSING, UNREADABLE, UNREADABLE_CODE, FileProblem, display, read_file
 
 EVAL_KEYS = ("id", "title", "description", "systemPrompt", "tools", "evaluate", "prompt", "cases")
 TITLE_MAX = 120
 CSV_KINDS = ("non_empty", "exact", "contains")
 _CASE_EVALUATE_FN = re.compile(r"cases\[\d+\]\.evaluate")
+
+
+def _tool_request(entry: str | dict, owner: Where, i: int, case_id: str | None) -> tuple[str, Where, str | None]:
+    """The release tool a `tools` entry requests, where its literal stands, and who asks."""
+    where = owner.at(f"tools[{i}]") if isinstance(entry, str) else owner.at(f"tools[{i}].tool")
+    return release_name(entry), where, case_id
 
 
 class EvalCompiler:
@@ -167,7 +174,7 @@ class EvalCompiler:
         eval_tools = check_tool_list(value["tools"], here.at("tools"), self._report) if "tools" in value else None
         if eval_tools is not None:
             result.tools = eval_tools[0]
-            result.tool_requests.extend((name, here.at(f"tools[{i}]"), None) for name, i in zip(*eval_tools))
+            result.tool_requests.extend(_tool_request(entry, here, i, None) for entry, i in zip(*eval_tools))
         eval_spec = self._eval_spec(
             value, here, csv="cases" in value and isinstance(value["cases"], str) and value["cases"].endswith(".csv")
         )
@@ -177,7 +184,7 @@ class EvalCompiler:
             if draft.tools and draft.tool_indices:
                 where = draft.where
                 result.tool_requests.extend(
-                    (name, where.at(f"tools[{i}]"), draft.id) for name, i in zip(draft.tools, draft.tool_indices)
+                    _tool_request(entry, where, i, draft.id) for entry, i in zip(draft.tools, draft.tool_indices)
                 )
             case = self._inherit(draft, value, result, system_prompt, eval_spec, single)
             if case:
@@ -351,10 +358,10 @@ class EvalCompiler:
         }
 
     def _case_evaluate(
-        self, draft: CaseDraft, value: dict, result: CompiledEval, eval_spec: dict | None, tools: list[str]
+        self, draft: CaseDraft, value: dict, result: CompiledEval, eval_spec: dict | None, tools: list
     ) -> dict | None:
         if draft.evaluate is not None:
-            spec, problems = validate_spec(draft.evaluate, case_tools=tools)
+            spec, problems = validate_spec(draft.evaluate, case_tools=offered_names(tools))
             for p in problems:
                 self.problem(draft.where.at("evaluate").at(p.path), p.code, p.message, p.hint)
             return spec if not problems else None
@@ -362,7 +369,7 @@ class EvalCompiler:
             return self._csv_row_spec(draft, eval_spec)
         if eval_spec is not None:
             if eval_spec["kind"] == "tool_call_syntax":
-                _, problems = validate_spec(eval_spec, case_tools=tools)
+                _, problems = validate_spec(eval_spec, case_tools=offered_names(tools))
                 for p in problems:
                     self.problem(
                         draft.where.at("evaluate").at(p.path), p.code, f"(inherited from the eval) {p.message}", p.hint

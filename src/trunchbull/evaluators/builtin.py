@@ -135,7 +135,7 @@ def _gsm8k(spec: dict) -> Grader:
     return grade
 
 
-def _tool_call_syntax(spec: dict, case_tools: list[str], schemas: ToolSchemas) -> Grader:
+def _tool_call_syntax(spec: dict, case_tools: list, schemas: ToolSchemas) -> Grader:
     evaluator = ToolCallSyntax(spec, case_tools, schemas)
 
     def grade(output: str, calls: list) -> Result:
@@ -154,7 +154,7 @@ _SIMPLE = {
 KINDS = (*_SIMPLE, "tool_call_syntax")
 
 
-def prepare(spec: dict, case_tools: list[str] | None = None, schemas: ToolSchemas | None = None) -> Grader:
+def prepare(spec: dict, case_tools: list | None = None, schemas: ToolSchemas | None = None) -> Grader:
     """A grader for one declarative spec. Raises ValueError for a spec that is
     not a valid built-in spec (the release is then unusable)."""
     kind = spec.get("kind")

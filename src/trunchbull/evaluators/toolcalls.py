@@ -8,6 +8,8 @@ from typing import Any
 
 import orjson
 
+from trunchbull.tool_offers import tools_by_offered_name
+
 
 class _JsonSchema:
     """The jsonschema library, imported on first use: it takes ~60-90 ms to
@@ -151,13 +153,16 @@ def _schema_problem(validator, value: Any) -> str | None:
 
 
 class ToolCallSyntax:
-    """A prepared `tool_call_syntax` evaluator for one case."""
+    """A prepared `tool_call_syntax` evaluator for one case. `case_tools`: the case's tools
+    entries (names, or {tool, as} for a tool offered under another name): calls and plans use
+    the offered names, schemas are the release tools'."""
 
-    __slots__ = ("plans", "case_tools", "schemas")
+    __slots__ = ("plans", "case_tools", "release_tool", "schemas")
 
-    def __init__(self, spec: dict, case_tools: list[str], schemas: ToolSchemas):
+    def __init__(self, spec: dict, case_tools: list, schemas: ToolSchemas):
         self.plans = spec["alternatives"]
-        self.case_tools = case_tools
+        self.release_tool = tools_by_offered_name(case_tools)
+        self.case_tools = list(self.release_tool)
         self.schemas = schemas
 
     def grade(self, calls: list[dict]) -> tuple[str, float | None, str, Any]:
@@ -167,7 +172,7 @@ class ToolCallSyntax:
             if name is None:
                 problems.append(f"call {i} is not a recognizable tool call (no toolName, function.name or name)")
                 continue
-            if name not in self.case_tools:
+            if name not in self.release_tool:
                 available = ", ".join(self.case_tools) or "none"
                 problems.append(f"call {i} calls unknown tool {name!r} (the case's tools: {available})")
                 continue
@@ -175,15 +180,16 @@ class ToolCallSyntax:
                 what = "unparseable or missing" if call["input"] is None else f"a JSON {_json_kind(call['input'])}"
                 problems.append(f"call {i} ({name}): input must be a JSON object, found {what}")
                 continue
-            if name not in self.schemas:
-                return "error", None, f"tool {name!r} is not in the release's tool set", None
-            validator, broken = self.schemas.validator(name)
+            tool = self.release_tool[name]
+            if tool not in self.schemas:
+                return "error", None, f"tool {tool!r} is not in the release's tool set", None
+            validator, broken = self.schemas.validator(tool)
             if broken:
                 return "error", None, broken, None
             try:
-                problem = self.schemas.problem(name, validator, call["input"])
+                problem = self.schemas.problem(tool, validator, call["input"])
             except (_js.Unresolvable, _js.exceptions.RefResolutionError) as err:  # a $ref the schema cannot resolve
-                return "error", None, f"the JSON Schema of tool {name!r} cannot be used: {err}", None
+                return "error", None, f"the JSON Schema of tool {tool!r} cannot be used: {err}", None
             if problem:
                 problems.append(f"call {i} ({name}) does not match the tool's input schema: {problem}")
         if problems:

@@ -18,6 +18,7 @@ from trunchbull.evaluators.builtin import prepare
 from trunchbull.evaluators.toolcalls import ToolSchemas, normalize_tool_calls
 from trunchbull.grading.responses import Response
 from trunchbull.loaded_release import LoadedRelease, runtime_layout
+from trunchbull.tool_offers import entries_key
 
 
 class Sample(NamedTuple):
@@ -152,7 +153,7 @@ class Grader:
             key: str | tuple[str, tuple]
             calls: list[dict]
             if kind == "tool_call_syntax":
-                key = (dumps(spec).decode(), tuple(case.get("tools") or ()))
+                key = (dumps(spec).decode(), entries_key(case.get("tools") or ()))
                 calls = normalize_tool_calls(response.tool_calls)
                 tool_cases += 1
                 if not tool_cases % 1000 and not gc.isenabled():
