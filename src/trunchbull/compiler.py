@@ -28,6 +28,7 @@ from trunchbull.release import CASES, FORMAT, BackgroundSha256, ReleaseFiles, sh
 from trunchbull.ids import suggest
 from trunchbull.locate import find_in_line, find_key, refine
 from trunchbull.tools import CompiledTool, compile_tool_module
+from trunchbull.plan_check import check_plan_inputs
 from trunchbull.userfiles import NOT_REGULAR_CODE, FileProblem, printable, read_file, real_path
 
 MAX_CASES = 25_000
@@ -369,6 +370,7 @@ def check_release(
         for name, where, requester in ev.tool_requests:
             if name not in first_tool:
                 _unknown_tool(ev, name, where, requester, known, config.root, diags)
+        check_plan_inputs(ev, {name: tool.input_schema for name, tool in first_tool.items()}, config.root, diags)
     check_total_sources(evals, diags)
     total = sum(len(ev.case_ids) for ev in evals)
     if total > MAX_CASES:

@@ -19,7 +19,7 @@ from trunchbull.locate import find_default_export, find_literal, refine
 from trunchbull.modules import ModuleReport
 from trunchbull.node import NodeHelper
 from trunchbull.paths import rel_posix, resolve_inside
-from trunchbull.tool_offers import offered_names, release_name
+from trunchbull.tool_offers import offered_names, release_name, tools_by_offered_name
 from trunchbull.userfiles import MISSING, UNREADABLE, UNREADABLE_CODE, FileProblem, display, read_file
 
 EVAL_KEYS = ("id", "title", "description", "systemPrompt", "tools", "evaluate", "prompt", "cases")
@@ -32,6 +32,17 @@ def _tool_request(entry: str | dict, owner: Where, i: int, case_id: str | None) 
     """The release tool a `tools` entry requests, where its literal stands, and who asks."""
     where = owner.at(f"tools[{i}]") if isinstance(entry, str) else owner.at(f"tools[{i}].tool")
     return release_name(entry), where, case_id
+
+
+def _record_plan_inputs(result: CompiledEval, spec: dict, tools: list, where: Where) -> None:
+    """Each plan step's input, for the release-wide check against the tool's schema."""
+    release_tool = tools_by_offered_name(tools)
+    for i, plan in enumerate(spec["alternatives"]):
+        for j, step in enumerate(plan):
+            if step.get("input") and step["toolName"] in release_tool:
+                result.add_plan_input(
+                    step["toolName"], release_tool[step["toolName"]], step["input"], where.at(f"alternatives[{i}][{j}].input")
+                )
 
 
 class EvalCompiler:
@@ -364,6 +375,8 @@ class EvalCompiler:
             spec, problems = validate_spec(draft.evaluate, case_tools=offered_names(tools))
             for p in problems:
                 self.problem(draft.where.at("evaluate").at(p.path), p.code, p.message, p.hint)
+            if spec is not None and not problems and spec["kind"] == "tool_call_syntax":
+                _record_plan_inputs(result, spec, tools, draft.where.at("evaluate"))
             return spec if not problems else None
         if "expected" in draft.extra and eval_spec is not None:
             return self._csv_row_spec(draft, eval_spec)
@@ -376,6 +389,7 @@ class EvalCompiler:
                     )
                 if problems:
                     return None
+                _record_plan_inputs(result, eval_spec, tools, (result.where or draft.where).at("evaluate"))
             return eval_spec
         if result.custom:
             return {"kind": "custom", "module": f"modules/{self.report.bundle_sha}.mjs"}
