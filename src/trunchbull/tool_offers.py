@@ -13,6 +13,7 @@ from typing import Iterable
 
 OFFER_KEYS = ("tool", "as")
 
+
 def offered_name(entry: str | dict) -> str:
     return entry if isinstance(entry, str) else entry["as"]
 

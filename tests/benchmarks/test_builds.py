@@ -68,7 +68,9 @@ def test_bfcl_offers_each_case_its_functions_under_their_bfcl_names(release):
     assert entry["as"] == "math_factorial" and entry["tool"].startswith("math_factorial-")
     assert cases["simple_python_2"]["tools"] == ["math_hypot"]  # one definition: its own name
     # a name BFCL gives several definitions is one release tool per definition, each offered under the name
-    offers = {e["tool"] for c in cases.values() for e in c["tools"] if isinstance(e, dict) and e["as"] == "calculate_bmi"}
+    offers = {
+        e["tool"] for c in cases.values() for e in c["tools"] if isinstance(e, dict) and e["as"] == "calculate_bmi"
+    }
     assert len(offers) == 6
     assert all(t in tools and t.startswith("calculate_bmi-") for t in offers)
     assert len({orjson.dumps(tools[t]["inputSchema"], option=orjson.OPT_SORT_KEYS) for t in offers}) == len(offers)

@@ -71,7 +71,11 @@ BFCL = [  # (case, tool calls, passes)
     ("simple_python_3", [], False),  # no call
     ("simple_python_1", [call("math_factorial", {"number": 5})], True),  # BFCL's math.factorial, offered with `_`
     # a later step's calls are not graded: BFCL grades the model's one reply
-    ("simple_python_4", [call("solve_quadratic_equation", {"a": 2, "b": 6, "c": 5}, step=0), call("x", {}, step=1)], True),
+    (
+        "simple_python_4",
+        [call("solve_quadratic_equation", {"a": 2, "b": 6, "c": 5}, step=0), call("x", {}, step=1)],
+        True,
+    ),
     ("simple_python_0", [call("calculate_triangle_area", {"base": 10, "height": 5})] * 2, False),  # an extra call
     (
         "parallel_0",
@@ -122,7 +126,12 @@ BFCL = [  # (case, tool calls, passes)
     ),
     (
         "simple_java_1",  # Java values are source text
-        [call("SQLCompletionAnalyzer_makeProposalsFromObject", {"object": "Customers", "useShortName": True, "params": "new HashMap<>()"})],
+        [
+            call(
+                "SQLCompletionAnalyzer_makeProposalsFromObject",
+                {"object": "Customers", "useShortName": True, "params": "new HashMap<>()"},
+            )
+        ],
         False,
     ),
     (

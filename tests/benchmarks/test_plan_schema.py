@@ -80,14 +80,21 @@ def test_an_inherited_plan_is_reported_once_at_the_eval(bench):
 """ % plan("find_order", '{ orderId: "X" }')
     (error,) = build_fail(bench_with(bench, src))
     assert error["code"] == "evaluator-plan-schema" and error["line"] == 4
-    assert error["message"].startswith("evaluate.alternatives[0][0].input.orderId: ") and "'X' is too short" in error["message"]
+    assert (
+        error["message"].startswith("evaluate.alternatives[0][0].input.orderId: ")
+        and "'X' is too short" in error["message"]
+    )
 
 
 def test_a_jsonl_case_plan_is_reported_on_its_line(bench):
     line = '{"id": "j.1", "prompt": "p", "tools": ["find_order"], "evaluate": ' + (
         '{"kind": "tool_call_syntax", "version": 1, "alternatives": [[{"toolName": "find_order", "input": {"rush": "yes"}}]]}}'
     )
-    root = bench_with(bench, 'export default { id: "j", cases: "./cases.jsonl" }\n', **{"evals/cases.jsonl": '{"id": "j.0", "prompt": "p", "evaluate": {"kind": "non_empty"}}\n' + line + "\n"})
+    root = bench_with(
+        bench,
+        'export default { id: "j", cases: "./cases.jsonl" }\n',
+        **{"evals/cases.jsonl": '{"id": "j.0", "prompt": "p", "evaluate": {"kind": "non_empty"}}\n' + line + "\n"},
+    )
     (error,) = build_fail(root)
     assert (error["code"], error["file"], error["line"]) == ("evaluator-plan-schema", "evals/cases.jsonl", 2)
     assert line[error["col"] - 1 :].startswith('"rush"')

@@ -72,7 +72,9 @@ def plan_input_problems(schema: object, plan_input: dict) -> list[tuple[str, str
         for sub in subs:
             if sub is False:
                 allowed = sorted(schema.get("properties", {}))
-                problems.append((key, "the schema allows no such key" + (f" (it takes {', '.join(allowed)})" if allowed else "")))
+                problems.append(
+                    (key, "the schema allows no such key" + (f" (it takes {', '.join(allowed)})" if allowed else ""))
+                )
                 break
             try:
                 error = _js.exceptions.best_match(validator.descend(value, sub))
