@@ -125,7 +125,7 @@ def gsm8k_outputs(case: dict, rng: random.Random) -> list[Output]:
         ),
     ]
     first = rng.choice(right) if not fewshot else ("sentence", f" {steps} So the answer is {a}.")
-    second = rng.choice(wrongs + right[:3]) if rng.random() > 0.04 else rng.choice(rare)
+    second = rng.choice(wrongs + right[:3]) if rng.random() > 0.015 else rng.choice(rare)
     return [Output(case, kind, {"output": text}) for kind, text in (first, second)]
 
 

@@ -34,7 +34,23 @@ function argumentsText(raw: RawCall): string | null {
 
 class DecodeError extends Error {}
 
-function decode(raw: RawCall[], normalized: NormalizedCall[]): Dict[] {
+type ParamDoc = { type?: string; items?: ParamDoc; properties?: Record<string, ParamDoc> }
+
+/** A call's input that JavaScript already parsed (an AI SDK record), whose number texts are gone:
+ * a whole number is read as a float where the function's doc declares a float there (a model
+ * writes 3.0 for a float), else as an int (python_values.fromJs). */
+function typedFromJs(value: unknown, doc: ParamDoc | undefined): PyValue {
+  if (typeof value === "number" && Number.isInteger(value) && doc?.type === "float") return value
+  if (Array.isArray(value)) return value.map((v) => typedFromJs(v, doc?.items))
+  if (value && typeof value === "object") {
+    const out: Dict = Object.create(null)
+    for (const [k, v] of Object.entries(value)) out[k] = typedFromJs(v, doc?.properties?.[k])
+    return out
+  }
+  return fromJs(value)
+}
+
+function decode(raw: RawCall[], normalized: NormalizedCall[], functions: FunctionDoc[]): Dict[] {
   return normalized.map((call, i) => {
     if (call.toolName === null) throw new DecodeError(`call ${i + 1} is not a recognizable function call`)
     const text = argumentsText(raw[i] ?? {})
@@ -48,7 +64,8 @@ function decode(raw: RawCall[], normalized: NormalizedCall[]): Dict[] {
     } else if (call.input === null || call.input === undefined) {
       throw new DecodeError(`call ${i + 1} (${call.toolName}) has no arguments`)
     } else {
-      params = fromJs(call.input)
+      const doc = functions.find((f) => f.name.replaceAll(".", "_") === call.toolName)
+      params = typedFromJs(call.input, doc ? { properties: doc.parameters.properties as Record<string, ParamDoc> } : undefined)
     }
     const item: Dict = Object.create(null)
     item[call.toolName] = params
@@ -83,7 +100,7 @@ export function evaluate({ toolCalls, normalizedToolCalls, caseData }: Input) {
   let decoded: Dict[] | null = null
   let decodeError: string | null = null
   try {
-    decoded = decode(raw, calls)
+    decoded = decode(raw, calls, caseData.functions)
   } catch (err) {
     if (!(err instanceof DecodeError)) throw err
     decodeError = err.message
