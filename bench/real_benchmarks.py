@@ -72,6 +72,11 @@ def summary(run_dir: Path) -> dict:
     return json.loads((run_dir / "summary.json").read_text())
 
 
+def _first(category: str, n: int) -> str:
+    """A --case glob for a BFCL category's first n cases (n ≤ 10), or all of it."""
+    return f"{category}_[0-{n - 1}]" if n <= 10 else f"{category}_*"
+
+
 def model_runs(releases: dict[str, Path], out: Path, cases: int) -> list[dict]:
     gguf = smollm2_gguf()
     model = f"llamacpp:{gguf}"
@@ -84,7 +89,7 @@ def model_runs(releases: dict[str, Path], out: Path, cases: int) -> list[dict]:
             "bfcl",
             "bfcl",
             [
-                *(a for c in BFCL_CATEGORIES for a in ("--case", f"{c}_[0-9]" if per_category <= 10 else f"{c}_*")),
+                *(a for c in BFCL_CATEGORIES for a in ("--case", _first(c, per_category))),
                 "--max-steps",
                 "1",
                 "--max-tokens",
