@@ -35,6 +35,7 @@ def ws():
     workspace.write(fifty_evals())
     for name in ("support", "data", "minimal"):
         workspace.copy_example(name)
+    workspace.copy_benchmark("gsm8k")  # a standard benchmark: a transformer over committed data
     try:
         yield workspace
     finally:
@@ -42,11 +43,12 @@ def ws():
 
 
 def test_package_is_byte_identical_to_the_cli(ws: Workspace, tmp_path: Path) -> None:
-    ws.pants("package", "examples/support:release", "examples/data:release", "examples/minimal:release")
-    for name in ("support", "data", "minimal"):
-        _cli_build(ws.root / "examples" / name, tmp_path / name)
-        pants_out = ws.root / "dist" / f"examples.{name}" / "release"
-        assert _tree(pants_out) == _tree(tmp_path / name), name
+    targets = ("examples/support", "examples/data", "examples/minimal", "benchmarks/gsm8k")
+    ws.pants("package", *(f"{t}:release" for t in targets))
+    for target in targets:
+        _cli_build(ws.root / target, tmp_path / target)
+        pants_out = ws.root / "dist" / target.replace("/", ".") / "release"
+        assert _tree(pants_out) == _tree(tmp_path / target), target
     release = (ws.root / "dist/examples.support/release/release.json").read_text()
     assert '"lookup_policy"' in release
 

@@ -78,6 +78,14 @@ class BuildRoot:
         )
         return dest
 
+    def copy_benchmark(self, name: str) -> str:
+        """benchmarks/<name> of this checkout, at the same path in the build root."""
+        dest = f"benchmarks/{name}"
+        shutil.copytree(
+            REPO / "benchmarks" / name, self.root / dest, ignore=shutil.ignore_patterns("node_modules", "dist")
+        )
+        return dest
+
     def pants(
         self,
         *args: str,

@@ -54,7 +54,7 @@ def test_tool_call_is_executed_and_its_result_sent_back(built, server, cli, tmp_
     assert record["caseId"] == "orders.a1" and record["repeat"] == 0
     assert record["output"] == "Order A1 has shipped."
     assert record["toolCalls"] == [
-        {"type": "tool-call", "toolCallId": call_id, "toolName": "lookup_order", "input": {"orderId": "A1"}}
+        {"type": "tool-call", "toolCallId": call_id, "toolName": "lookup_order", "input": {"orderId": "A1"}, "step": 0}
     ]
     assert record["toolResults"] == [
         {

@@ -19,6 +19,7 @@ from trunchbull.compile.expansion import Expansion
 from trunchbull.compile.freeze import InputProblem, freeze
 from trunchbull.compile.locate import find_in_line, find_key, refine
 from trunchbull.compile.modules import ModuleReport
+from trunchbull.compile.plan_check import check_plan_inputs
 from trunchbull.compile.tools import CompiledTool, compile_tool_module
 from trunchbull.compile.transformer.sources import MAX_TOTAL_SOURCE_BYTES
 from trunchbull.release.canonical import BackgroundSha256
@@ -175,6 +176,7 @@ def check_release(
         for name, where, requester in ev.tool_requests:
             if name not in first_tool:
                 _unknown_tool(ev, name, where, requester, known, config.root, diags)
+        check_plan_inputs(ev, {name: tool.input_schema for name, tool in first_tool.items()}, config.root, diags)
     check_total_sources(evals, diags)
     total = sum(len(ev.case_ids) for ev in evals)
     if total > MAX_CASES:

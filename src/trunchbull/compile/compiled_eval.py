@@ -30,7 +30,7 @@ class CompiledEval:
     data_files: list[str] = field(default_factory=list)  # root-relative files read
     transformer_sources: dict[str, dict] = field(default_factory=dict)  # root-relative path → {bytes, sha256}
     case_ids: list[str] = field(default_factory=list)
-    case_tools: list[list[str]] = field(default_factory=list)  # the tools each case may call
+    case_tools: list[list] = field(default_factory=list)  # the tools each case may call (names or {tool, as})
     case_wheres: list[Where] = field(default_factory=list)  # where each case was authored
     # Every tool name the eval and its cases request, each where its literal
     # stands (e.g. cases[3].tools[0]), whether or not the case compiled: an
@@ -38,6 +38,10 @@ class CompiledEval:
     # (name, where, the requesting case's id; None for the eval's own list)
     tool_requests: list[tuple[str, Where, str | None]] = field(default_factory=list)
     evaluator_kinds: set[str] = field(default_factory=set)
+    # Every tool_call_syntax plan step with an input, once: (offered name, release tool, input,
+    # where the input is written), checked against the tool's schema once the tools are known.
+    plan_inputs: list[tuple[str, str, dict, Where]] = field(default_factory=list)
+    _plan_keys: set[tuple] = field(default_factory=set, repr=False, compare=False)
     # The lines, written as each case is compiled (a transformer's while its
     # runs still stream): one growing buffer, not 25,000 separate lines to join.
     _jsonl: io.BytesIO = field(default_factory=io.BytesIO, repr=False, compare=False)
@@ -49,6 +53,12 @@ class CompiledEval:
         self.case_wheres.append(where)
         self.evaluator_kinds.add(case["evaluate"]["kind"])
         self._jsonl.write(canonical_line(case))
+
+    def add_plan_input(self, offered: str, tool: str, plan_input: dict, where: Where) -> None:
+        key = (offered, tool, orjson.dumps(plan_input, option=orjson.OPT_SORT_KEYS), where.file, where.line, where.path)
+        if key not in self._plan_keys:
+            self._plan_keys.add(key)
+            self.plan_inputs.append((offered, tool, plan_input, where))
 
     def cases_jsonl(self) -> bytes:
         """The cases' lines of cases.jsonl."""
@@ -78,6 +88,7 @@ class CompiledEval:
             "cases": self.cases(),
             "caseWheres": [w.to_json() for w in self.case_wheres],
             "toolRequests": [[name, where.to_json(), case_id] for name, where, case_id in self.tool_requests],
+            "planInputs": [[offered, tool, value, where.to_json()] for offered, tool, value, where in self.plan_inputs],
         }
 
     @classmethod
@@ -98,4 +109,6 @@ class CompiledEval:
         compiled.tool_requests = [
             (name, Where.from_json(where), case_id) for name, where, case_id in data.get("toolRequests", [])
         ]
+        for offered, tool, value, where in data.get("planInputs", []):
+            compiled.add_plan_input(offered, tool, value, Where.from_json(where))
         return compiled

@@ -21,10 +21,31 @@ from trunchbull.evaluators.registry import csv_kinds, kinds
 from trunchbull.evaluators.specs import validate_spec
 from trunchbull.node.sandbox import NodeHelper
 from trunchbull.release.manifest import bundle_name
+from trunchbull.release.tool_offers import offered_names, release_name, tools_by_offered_name
 
 EVAL_KEYS = ("id", "title", "description", "systemPrompt", "tools", "evaluate", "prompt", "cases")
 TITLE_MAX = 120
 _CASE_EVALUATE_FN = re.compile(r"cases\[\d+\]\.evaluate")
+
+
+def _tool_request(entry: str | dict, owner: Where, i: int, case_id: str | None) -> tuple[str, Where, str | None]:
+    """The release tool a `tools` entry requests, where its literal stands, and who asks."""
+    where = owner.at(f"tools[{i}]") if isinstance(entry, str) else owner.at(f"tools[{i}].tool")
+    return release_name(entry), where, case_id
+
+
+def _record_plan_inputs(result: CompiledEval, spec: dict, tools: list, where: Where) -> None:
+    """Each plan step's input, for the release-wide check against the tool's schema."""
+    release_tool = tools_by_offered_name(tools)
+    for i, plan in enumerate(spec["alternatives"]):
+        for j, step in enumerate(plan):
+            if step.get("input") and step["toolName"] in release_tool:
+                result.add_plan_input(
+                    step["toolName"],
+                    release_tool[step["toolName"]],
+                    step["input"],
+                    where.at(f"alternatives[{i}][{j}].input"),
+                )
 
 
 class EvalCompiler:
@@ -176,7 +197,7 @@ class EvalCompiler:
         eval_tools = check_tool_list(value["tools"], here.at("tools"), self._report) if "tools" in value else None
         if eval_tools is not None:
             result.tools = eval_tools[0]
-            result.tool_requests.extend((name, here.at(f"tools[{i}]"), None) for name, i in zip(*eval_tools))
+            result.tool_requests.extend(_tool_request(entry, here, i, None) for entry, i in zip(*eval_tools))
         cases = value.get("cases")
         source = source_for(cases) if isinstance(cases, str) else None
         eval_spec = self._eval_spec(value, here, csv=source is not None and source.expected_from_rows)
@@ -186,7 +207,7 @@ class EvalCompiler:
             if draft.tools and draft.tool_indices:
                 where = draft.where
                 result.tool_requests.extend(
-                    (name, where.at(f"tools[{i}]"), draft.id) for name, i in zip(draft.tools, draft.tool_indices)
+                    _tool_request(entry, where, i, draft.id) for entry, i in zip(draft.tools, draft.tool_indices)
                 )
             case = self._inherit(draft, value, result, system_prompt, eval_spec, single)
             if case:
@@ -368,24 +389,27 @@ class EvalCompiler:
         }
 
     def _case_evaluate(
-        self, draft: CaseDraft, value: dict, result: CompiledEval, eval_spec: dict | None, tools: list[str]
+        self, draft: CaseDraft, value: dict, result: CompiledEval, eval_spec: dict | None, tools: list
     ) -> dict | None:
         if draft.evaluate is not None:
-            spec, problems = validate_spec(draft.evaluate, case_tools=tools)
+            spec, problems = validate_spec(draft.evaluate, case_tools=offered_names(tools))
             for p in problems:
                 self.problem(draft.where.at("evaluate").at(p.path), p.code, p.message, p.hint)
+            if spec is not None and not problems and spec["kind"] == "tool_call_syntax":
+                _record_plan_inputs(result, spec, tools, draft.where.at("evaluate"))
             return spec if not problems else None
         if "expected" in draft.extra and eval_spec is not None:
             return self._csv_row_spec(draft, eval_spec)
         if eval_spec is not None:
             if eval_spec["kind"] == "tool_call_syntax":
-                _, problems = validate_spec(eval_spec, case_tools=tools)
+                _, problems = validate_spec(eval_spec, case_tools=offered_names(tools))
                 for p in problems:
                     self.problem(
                         draft.where.at("evaluate").at(p.path), p.code, f"(inherited from the eval) {p.message}", p.hint
                     )
                 if problems:
                     return None
+                _record_plan_inputs(result, eval_spec, tools, (result.where or draft.where).at("evaluate"))
             return eval_spec
         if result.custom:
             return {"kind": "custom", "module": bundle_name(self.report.bundle_sha)}

@@ -25,8 +25,8 @@ Result = tuple[str, "float | None", str, Any]
 Grader = Callable[[str, list], Result]
 # spec, normalized spec (to complete), problems (to append to), the case's tools (None: not known)
 Check = Callable[[dict, dict, "list[SpecProblem]", "list[str] | None"], None]
-# spec, the case's tools, the release's tool schemas → Grader
-Prepare = Callable[[dict, "list[str]", "ToolSchemas"], Grader]
+# spec, the case's tools entries (names, or { tool, as }), the release's tool schemas → Grader
+Prepare = Callable[[dict, list, "ToolSchemas"], Grader]
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def csv_kinds() -> list[str]:
     return [name for name, kind in kinds().items() if kind.csv_expected is not None]
 
 
-def prepare(spec: dict, case_tools: list[str] | None = None, schemas: ToolSchemas | None = None) -> Grader:
+def prepare(spec: dict, case_tools: list | None = None, schemas: ToolSchemas | None = None) -> Grader:
     """A grader for one declarative spec. Raises ValueError for a spec that is
     not a valid built-in spec (the release is then unusable)."""
     from trunchbull.evaluators.tool_calls import ToolSchemas

@@ -18,6 +18,7 @@ from trunchbull.evaluators.registry import prepare
 from trunchbull.evaluators.tool_calls import ToolSchemas, normalize_tool_calls
 from trunchbull.grading.responses import Response
 from trunchbull.release.loaded import LoadedRelease, runtime_layout
+from trunchbull.release.tool_offers import entries_key
 
 
 class ToGrade(NamedTuple):
@@ -152,7 +153,7 @@ class Grader:
             key: str | tuple[str, tuple]
             calls: list[dict]
             if kind == "tool_call_syntax":
-                key = (dumps(spec).decode(), tuple(case.get("tools") or ()))
+                key = (dumps(spec).decode(), entries_key(case.get("tools") or ()))
                 calls = normalize_tool_calls(response.tool_calls)
                 tool_cases += 1
                 if not tool_cases % 1000 and not gc.isenabled():

@@ -15,6 +15,7 @@ from trunchbull.common.diagnostics import UsageError
 from trunchbull.common.ids import suggest
 from trunchbull.release.loaded import LoadedRelease
 from trunchbull.run.settings import Filters, RunSettings
+from trunchbull.release.tool_offers import entries_key, offered_name, release_name
 
 
 @dataclass(slots=True)
@@ -88,17 +89,24 @@ def cache_document(
     }
 
 
-def offered_tools(release_tools: dict[str, dict], names) -> list[dict]:
-    return [
-        {
-            "name": n,
-            "description": release_tools[n].get("description"),
-            "inputSchema": release_tools[n].get("inputSchema"),
-            "bundle": release_tools[n].get("bundle"),
+def offered_tools(release_tools: dict[str, dict], entries) -> list[dict]:
+    """The cache key's part for a case's tools: each as offered (a tool offered under another
+    name also names its release tool, so a plain tool's entry is what it always was)."""
+    out = []
+    for entry in entries:
+        tool = release_tools.get(release_name(entry))
+        if tool is None:
+            continue
+        offered = {
+            "name": offered_name(entry),
+            "description": tool.get("description"),
+            "inputSchema": tool.get("inputSchema"),
+            "bundle": tool.get("bundle"),
         }
-        for n in names
-        if n in release_tools
-    ]
+        if not isinstance(entry, str):
+            offered["tool"] = entry["tool"]
+        out.append(offered)
+    return out
 
 
 def plan(
@@ -129,14 +137,15 @@ def plan(
     )
     provider = b',"provider":' + dumps(model_identity["provider"]) + b',"repeat":'
     call_settings = b',"settings":' + dumps(settings.call_settings(), option=sort) + b',"system":'
-    offered: dict[tuple[str, ...], bytes] = {}
+    offered: dict[tuple, bytes] = {}
     samples = []
     k = 0
     for case in cases:
-        names = tuple(case.get("tools") or ())
+        entries = case.get("tools") or ()
+        names = entries_key(entries)
         tool_part = offered.get(names)
         if tool_part is None:
-            tool_part = offered[names] = b',"tools":' + dumps(offered_tools(tools, names), option=sort) + b"}"
+            tool_part = offered[names] = b',"tools":' + dumps(offered_tools(tools, entries), option=sort) + b"}"
         before = head + dumps(case["prompt"]) + provider
         after = call_settings + dumps(case.get("systemPrompt")) + tool_part
         for r in range(repeat):

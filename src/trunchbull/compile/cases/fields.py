@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from trunchbull.common.ids import authoring_id_problem, json_type, suggest, tool_name_problem
+from trunchbull.release.tool_offers import OFFER_KEYS, offered_name
 
 CASE_KEYS = ("id", "prompt", "description", "systemPrompt", "tools", "data", "evaluate")
 _CASE_KEY_SET = frozenset(CASE_KEYS)
@@ -48,7 +49,7 @@ class CaseDraft:
     source: dict
     description: str | None = None
     systemPrompt: str | None = None
-    tools: list[str] | None = None
+    tools: list | None = None  # tool names or {tool, as} entries
     data: object = None
     evaluate: dict | None = None
     tool_indices: list[int] | None = None  # where each of `tools` stands in the authored list
@@ -70,9 +71,10 @@ def check_optional_text(obj: dict, key: str, where: Where, report: Report) -> st
     return None
 
 
-def check_tool_list(value: object, where: Where, report: Report) -> tuple[list[str], list[int]] | None:
-    """The valid tool names of an authored `tools` list, each once, and the
-    index of each in the authored list (for locating it later)."""
+def check_tool_list(value: object, where: Where, report: Report) -> tuple[list, list[int]] | None:
+    """The valid entries of an authored `tools` list (tool names, or `{tool, as}` objects for a
+    tool offered under another name; tool_offers.py), each offered name once, and the index of
+    each in the authored list (for locating it later)."""
     if not isinstance(value, list):
         report(
             where,
@@ -81,18 +83,56 @@ def check_tool_list(value: object, where: Where, report: Report) -> tuple[list[s
             'for example tools: ["lookup_policy"]',
         )
         return None
-    seen: list[str] = []
+    seen: list = []
+    offered: set[str] = set()
     indices: list[int] = []
-    for i, name in enumerate(value):
-        problem = tool_name_problem(name)
-        if problem:
-            report(where.at(f"[{i}]"), "tool-name", problem, "rename the tool in its tool module and here")
-        elif name in seen:
+    for i, item in enumerate(value):
+        entry = _tool_entry(item, where.at(f"[{i}]"), report)
+        if entry is None:
+            continue
+        name = offered_name(entry)
+        if name in offered:
             report(where.at(f"[{i}]"), "tools-duplicate", f"tool {name!r} is listed twice", "list each tool once")
         else:
-            seen.append(name)
+            offered.add(name)
+            seen.append(entry)
             indices.append(i)
     return seen, indices
+
+
+def _tool_entry(item: object, where: Where, report: Report) -> str | dict | None:
+    """A tool name, or a checked `{tool, as}` (a plain name when both are the same)."""
+    if not isinstance(item, dict):
+        problem = tool_name_problem(item)
+        if problem:
+            report(where, "tool-name", problem, "rename the tool in its tool module and here")
+            return None
+        return item  # type: ignore[return-value]  # a valid tool name is a string
+    ok = True
+    for key in item:
+        if key not in OFFER_KEYS:
+            report(
+                where.at(key),
+                "tools-entry",
+                f"unknown key {key!r} in a tools entry",
+                'an entry is a tool name or { tool: "<release tool>", as: "<name offered to the model>" }',
+            )
+            ok = False
+    for key in OFFER_KEYS:
+        if key not in item:
+            report(
+                where,
+                "tools-entry",
+                f"a tools entry object needs {key!r}",
+                'write { tool: "<release tool>", as: "<name offered to the model>" }',
+            )
+            ok = False
+        elif problem := tool_name_problem(item[key]):
+            report(where.at(key), "tool-name", problem, "tool names and offered names follow the same rule")
+            ok = False
+    if not ok:
+        return None
+    return item["tool"] if item["tool"] == item["as"] else {"tool": item["tool"], "as": item["as"]}
 
 
 def check_case(obj: object, where: Where, source: dict, report: Report) -> CaseDraft | None:

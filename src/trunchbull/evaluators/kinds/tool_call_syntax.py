@@ -9,6 +9,7 @@ from typing import Any
 from trunchbull.evaluators.registry import Grader, Kind, Result
 from trunchbull.evaluators.spec_checks import SpecProblem, join
 from trunchbull.evaluators.tool_calls import ToolSchemas, json_equal, jsonschema_lib, short
+from trunchbull.release.tool_offers import tools_by_offered_name
 
 
 def check(spec, out, problems, case_tools):
@@ -87,13 +88,16 @@ def check(spec, out, problems, case_tools):
 
 
 class ToolCallSyntax:
-    """A prepared `tool_call_syntax` evaluator for one case."""
+    """A prepared `tool_call_syntax` evaluator for one case. `case_tools`: the case's tools
+    entries (names, or {tool, as} for a tool offered under another name): calls and plans use
+    the offered names, schemas are the release tools'."""
 
-    __slots__ = ("plans", "case_tools", "schemas")
+    __slots__ = ("plans", "case_tools", "release_tool", "schemas")
 
-    def __init__(self, spec: dict, case_tools: list[str], schemas: ToolSchemas):
+    def __init__(self, spec: dict, case_tools: list, schemas: ToolSchemas):
         self.plans = spec["alternatives"]
-        self.case_tools = case_tools
+        self.release_tool = tools_by_offered_name(case_tools)
+        self.case_tools = list(self.release_tool)
         self.schemas = schemas
 
     def grade(self, calls: list[dict]) -> tuple[str, float | None, str, Any]:
@@ -103,7 +107,7 @@ class ToolCallSyntax:
             if name is None:
                 problems.append(f"call {i} is not a recognizable tool call (no toolName, function.name or name)")
                 continue
-            if name not in self.case_tools:
+            if name not in self.release_tool:
                 available = ", ".join(self.case_tools) or "none"
                 problems.append(f"call {i} calls unknown tool {name!r} (the case's tools: {available})")
                 continue
@@ -111,18 +115,19 @@ class ToolCallSyntax:
                 what = "unparseable or missing" if call["input"] is None else f"a JSON {_json_kind(call['input'])}"
                 problems.append(f"call {i} ({name}): input must be a JSON object, found {what}")
                 continue
-            if name not in self.schemas:
-                return "error", None, f"tool {name!r} is not in the release's tool set", None
-            validator, broken = self.schemas.validator(name)
+            tool = self.release_tool[name]
+            if tool not in self.schemas:
+                return "error", None, f"tool {tool!r} is not in the release's tool set", None
+            validator, broken = self.schemas.validator(tool)
             if broken:
                 return "error", None, broken, None
             try:
-                problem = self.schemas.problem(name, validator, call["input"])
+                problem = self.schemas.problem(tool, validator, call["input"])
             except (
                 jsonschema_lib.Unresolvable,
                 jsonschema_lib.exceptions.RefResolutionError,
             ) as err:  # a $ref the schema cannot resolve
-                return "error", None, f"the JSON Schema of tool {name!r} cannot be used: {err}", None
+                return "error", None, f"the JSON Schema of tool {tool!r} cannot be used: {err}", None
             if problem:
                 problems.append(f"call {i} ({name}) does not match the tool's input schema: {problem}")
         if problems:

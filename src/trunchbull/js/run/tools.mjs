@@ -88,10 +88,13 @@ export class ToolBox {
     return resolved === this.aiFallback ? this.ai : import(pathToFileURL(resolved).href);
   }
 
-  // The AI SDK tools of one sample; `sample` = { k, controller, failure }.
-  async toolsFor(names, sample) {
+  // The AI SDK tools of one sample; `sample` = { k, controller, failure }. `entries`: the
+  // case's tools, each a release tool name or { tool, as } (that tool offered as `as`).
+  async toolsFor(entries, sample) {
     const out = {};
-    for (const name of names) {
+    for (const entry of entries) {
+      const name = typeof entry === "string" ? entry : entry.tool;
+      const offered = typeof entry === "string" ? entry : entry.as;
       const spec = this.specs[name];
       if (!spec) throw new ToolLoadError(`the release has no tool ${JSON.stringify(name)}`);
       const loaded = await this._load(spec.module, sample);
@@ -101,7 +104,7 @@ export class ToolBox {
         throw new ToolLoadError(`tool ${JSON.stringify(name)} is not exported with an execute function by its module`);
       }
       const validate = loaded.validators.get(name);
-      out[name] = this.ai.tool({
+      out[offered] = this.ai.tool({
         description: spec.description,
         inputSchema: this.ai.jsonSchema(spec.inputSchema, validate ? { validate } : undefined),
         execute: (input, options) => this._execute(name, original, input, options, sample),

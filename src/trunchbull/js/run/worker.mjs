@@ -154,9 +154,11 @@ function stepCost(u, prices) {
   return (input - cached) * prices.input + cached * prices.cachedInput + output * prices.output;
 }
 
-function stepParts(step, calls, results) {
+// A step's tool calls (each with `step`, the 0-based model call that made it: an evaluator may
+// grade the first step only, as single-turn function-calling benchmarks do) and tool results.
+function stepParts(step, index, calls, results) {
   for (const call of step.toolCalls ?? []) {
-    calls.push({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input: jsonSafe(call.input) });
+    calls.push({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input: jsonSafe(call.input), step: index });
   }
   for (const part of step.content ?? []) {
     if (part.type === "tool-result") {
@@ -267,7 +269,7 @@ async function runSample(request) {
         onStepFinish: (step) => {
           steps += 1;
           lastFinish = step.finishReason;
-          stepParts(step, calls, results);
+          stepParts(step, steps - 1, calls, results);
           addUsage(usage, step.usage);
           if (prices) cost += stepCost(step.usage, prices);
         },
