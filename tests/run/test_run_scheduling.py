@@ -12,7 +12,7 @@ import pytest
 from tests.run.conftest import read_jsonl
 from tests.support.chat_server import Reply
 from trunchbull.evaluators.pool import pool_size
-from trunchbull.run.workers import PREFETCH, shares, worker_count
+from trunchbull.run.scheduling import PREFETCH, shares, worker_count
 
 
 def write_benchmark(root, prompts: list[str]) -> None:

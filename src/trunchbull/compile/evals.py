@@ -412,6 +412,7 @@ class EvalCompiler:
                 _record_plan_inputs(result, eval_spec, tools, (result.where or draft.where).at("evaluate"))
             return eval_spec
         if result.custom:
+            assert self.report.bundle_sha is not None  # a module with an evaluator of its own was bundled
             return {"kind": "custom", "module": bundle_name(self.report.bundle_sha)}
         if "evaluate" not in value:
             self.problem(

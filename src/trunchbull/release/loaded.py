@@ -112,9 +112,9 @@ def runtime_layout(release: LoadedRelease, workdir: Path) -> RuntimeLayout:
         pkg_dir.mkdir()
         package_json = deps.get("packageJson") or "package.json"
         lockfile = deps.get("lockfile")
-        for name in (package_json, lockfile):
-            if name:
-                (pkg_dir / Path(name).name).write_bytes(release.files[name])
+        for member in (package_json, lockfile):
+            if member:
+                (pkg_dir / Path(member).name).write_bytes(release.files[member])
         installed = install(
             Dependencies(pkg_dir / Path(package_json).name, pkg_dir / Path(lockfile).name if lockfile else None),
             toolchain(),

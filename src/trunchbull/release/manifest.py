@@ -45,7 +45,13 @@ def new_manifest(
 
 
 def eval_entry(
-    eval_id: str, title: str, description: str | None, module: str, cases: int, kinds: list[str], bundle: str | None
+    eval_id: str,
+    title: str | None,
+    description: str | None,
+    module: str,
+    cases: int,
+    kinds: list[str],
+    bundle: str | None,
 ) -> dict:
     return {
         "id": eval_id,

@@ -90,7 +90,7 @@ def dry_run(
     per_token = price.per_token() if price is not None else None
     cost_input = None if per_token is None else tokens * per_token["input"]
     cost_max = (
-        None if per_token is None or max_tokens is None else cost_input + len(to_run) * max_tokens * per_token["output"]  # type: ignore[operator]
+        None if per_token is None or max_tokens is None else cost_input + len(to_run) * max_tokens * per_token["output"]
     )
     out = {
         "dryRun": True,

@@ -14,7 +14,8 @@ from trunchbull.run.local_runtime import context_size, local_runtime, thread_cou
 from trunchbull.run.model_spec import ModelSpec
 from trunchbull.run.options import RunOptions
 from trunchbull.run.sdk_bundle import sdk_bundle
-from trunchbull.run.workers import WorkerPool, WorkerSetupError, local_model_plan, worker_count
+from trunchbull.run.scheduling import local_model_plan, worker_count
+from trunchbull.run.workers import WorkerPool, WorkerSetupError
 
 
 def describe_model(pool: WorkerPool, identity: dict) -> dict | None:

@@ -31,160 +31,37 @@ the clock:
 
 from __future__ import annotations
 
-import math
 import os
 import select
 import subprocess
 import tempfile
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Callable
+from typing import Callable
 
 import orjson
 
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError
-from trunchbull.evaluators.pool import pool_size
 from trunchbull.node.sandbox import log_tail, sandbox_flags
 from trunchbull.node.toolchain import JS_DIR, Toolchain
 from trunchbull.run.samples import Sample
+from trunchbull.run.scheduling import PREFETCH, InFlight, Worker, shares
 from trunchbull.rundir.schema import error_record
 
 WORKER_SCRIPT = JS_DIR / "run/worker.mjs"
 WORKER_MEMORY_MB = 2048
 GRACE_S = 1.0  # after a deadline, the worker's own report is waited for this long
 MAX_CRASHES = 2
-MAX_WORKERS = 8
 START_TIMEOUT_S = 120  # a local model is loaded before its worker is ready
-SAMPLES_PER_WORKER = 4  # below this many in flight per worker, another worker is not worth its start-up
 # V8's young generation: 8 MB semi-spaces instead of 16 keep a worker ~15 MB
 # smaller at full speed (25,000 echo samples: the run's tree peaks ~30 MB
 # lower) for ~1.5% more time in scavenges.
 SEMI_SPACE_FLAG = "--max-semi-space-size=8"
-PREFETCH = 32  # samples waiting in a worker beyond its slots (none for a local model)
-
-
-def worker_count(concurrency: int) -> int:
-    return max(1, min(pool_size(), MAX_WORKERS, math.ceil(concurrency / SAMPLES_PER_WORKER)))
-
-
-def shares(concurrency: int, size: int, per_worker: int | None) -> list[int]:
-    """Each worker's slots: `concurrency` split as evenly as it goes (never
-    more than `per_worker`), so that the pool never runs more than it."""
-    base, extra = divmod(concurrency, size)
-    return [min(base + (index < extra), per_worker or concurrency) for index in range(size)]
-
-
-def local_model_plan(concurrency: int, samples: int) -> tuple[int, int]:
-    """(workers, threads per model) for a model that runs in the workers: one
-    model instance per worker generating one sample at a time, so one worker
-    per core up to `-j` (and no more than there are samples to run), and the
-    cores shared out among the models' threads (more threads than cores make
-    llama.cpp's spinning threads wait on each other)."""
-    cores = pool_size()
-    workers = max(1, min(cores, MAX_WORKERS, concurrency, samples))
-    return workers, max(1, cores // workers)
 
 
 OnRecord = Callable[[Sample, "str | None", bytes], None]  # (sample, error kind or None, record JSON)
-
-
-@dataclass
-class _InFlight:
-    sample: Sample
-    sent: float
-    crashes: int = 0
-
-
-@dataclass
-class _Worker:
-    proc: subprocess.Popen
-    in_fd: int
-    out_fd: int
-    log: IO[bytes]
-    slots: int  # samples it runs at once
-    prefetch: int  # samples it may hold waiting beyond those
-    ready: bool = False
-    info: dict | None = None  # what it said when ready
-    inflight: dict[int, _InFlight] = field(default_factory=dict)  # running or waiting in the worker
-    waiting: deque[int] = field(default_factory=deque)  # of those, the ones not started yet (oldest first)
-    asked_back: set[int] = field(default_factory=set)  # of those, the ones asked back
-    open_tools: dict[tuple[int, int], float] = field(default_factory=dict)
-    outbox: bytearray = field(default_factory=bytearray)
-    inbox: bytes = b""
-
-    def room(self) -> int:
-        return self.slots + self.prefetch - len(self.inflight) if self.ready else 0
-
-    def _running_count(self) -> int:
-        return len(self.inflight) - len(self.waiting)
-
-    def free_slots(self) -> int:
-        return self.slots - self._running_count() if self.ready else 0
-
-    def preference(self) -> tuple[int, int]:
-        """Where the next sample goes: free slots first, then room to wait."""
-        return self.free_slots(), self.room()
-
-    def assign(self, item: _InFlight, now: float) -> None:
-        if self._running_count() < self.slots:
-            item.sent = now
-        else:  # it waits in the worker: not started, so no deadline yet
-            item.sent = math.inf
-            self.waiting.append(item.sample.k)
-        self.inflight[item.sample.k] = item
-        self.outbox += item.sample.request()
-
-    def finished(self, k: int, now: float) -> _InFlight | None:
-        """Sample k's record arrived: it leaves, and the oldest waiting sample takes its slot."""
-        item = self.inflight.pop(k, None)
-        if item is None:
-            return None
-        self.asked_back.discard(k)
-        if k in self.waiting:  # not started, as far as this side knew
-            self.waiting.remove(k)
-        elif self.waiting:
-            started = self.waiting.popleft()
-            self.inflight[started].sent = now
-            self.asked_back.discard(started)  # too late: it runs here
-        return item
-
-    def given_back(self, k: int) -> _InFlight | None:
-        """Sample k came back unstarted."""
-        if k not in self.asked_back:
-            return None
-        self.asked_back.discard(k)
-        self.waiting.remove(k)
-        return self.inflight.pop(k)
-
-    def ask_back(self, most: int) -> int:
-        """Ask for up to `most` of the newest waiting samples back; how many were asked."""
-        ks = [k for k in reversed(self.waiting) if k not in self.asked_back][:most]
-        if ks:
-            self.asked_back.update(ks)
-            self.outbox += orjson.dumps({"giveBack": ks}) + b"\n"
-        return len(ks)
-
-    def running(self) -> set[int]:
-        return set(self.inflight) - set(self.waiting)
-
-    def kill(self) -> None:
-        lifetime.stop(self.proc)
-        self.proc.wait()
-        self.close_fds()
-
-    def close_fds(self) -> None:
-        for fd in (self.in_fd, self.out_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        try:
-            self.log.close()
-        except OSError:
-            pass
 
 
 class WorkerSetupError(Exception):
@@ -229,12 +106,12 @@ class WorkerPool:
         self.node_flags = node_flags
         self.on_warning = on_warning
         self.warnings: list[str] = []
-        self.workers: list[_Worker] = []
+        self.workers: list[Worker] = []
         self.replaced = 0
 
     # ------------------------------------------------------------------ processes
 
-    def _spawn(self, index: int) -> _Worker:
+    def _spawn(self, index: int) -> Worker:
         read_fd, write_fd = os.pipe()
         log = tempfile.TemporaryFile(prefix="trunchbull-run-worker-")
         cmd = [
@@ -264,7 +141,7 @@ class WorkerPool:
         proc.stdin.close()
         os.set_blocking(in_fd, False)
         slots = self._shares[index]
-        worker = _Worker(proc, in_fd, read_fd, log, slots, self._prefetch)
+        worker = Worker(proc, in_fd, read_fd, log, slots, self._prefetch)
         worker.outbox += orjson.dumps({**self._config, "slots": slots}) + b"\n"
         return worker
 
@@ -323,12 +200,12 @@ class WorkerPool:
         recorded, or, once `admit` (a budget) refuses a sample (False), when
         the samples already sent are; `admit` None: not yet (ask again after
         the next records)."""
-        queue: deque[_InFlight] = deque(_InFlight(s, 0.0) for s in samples)
+        queue: deque[InFlight] = deque(InFlight(s, 0.0) for s in samples)
         while queue or any(w.inflight for w in self.workers):
             if queue:
                 now = time.monotonic()
                 while queue:
-                    worker = max(self.workers, key=_Worker.preference)
+                    worker = max(self.workers, key=Worker.preference)
                     if worker.room() <= 0:
                         break
                     verdict = admit(queue[0].sample) if admit is not None else True
@@ -364,9 +241,9 @@ class WorkerPool:
                 soonest = min(soonest, item.sent + self.timeout_s + GRACE_S)
         return max(0.0, soonest - now)
 
-    def _pump(self, wait: float, on_record: OnRecord | None) -> list[_InFlight]:
+    def _pump(self, wait: float, on_record: OnRecord | None) -> list[InFlight]:
         """One round of I/O and watchdog; the samples to send again."""
-        requeue: list[_InFlight] = []
+        requeue: list[InFlight] = []
         for worker in self.workers:
             if worker.outbox:
                 self._write(worker)
@@ -389,7 +266,7 @@ class WorkerPool:
         requeue += self._watchdog(on_record)
         return requeue
 
-    def _write(self, worker: _Worker) -> None:
+    def _write(self, worker: Worker) -> None:
         try:
             written = os.write(worker.in_fd, worker.outbox)
             del worker.outbox[:written]
@@ -398,12 +275,12 @@ class WorkerPool:
         except OSError:
             worker.outbox.clear()  # the process is gone; its pipe's end says so
 
-    def _received(self, worker: _Worker, data: bytes, on_record: OnRecord | None) -> list[_InFlight]:
+    def _received(self, worker: Worker, data: bytes, on_record: OnRecord | None) -> list[InFlight]:
         """Handle a worker's protocol lines; the samples it gave back."""
         lines = (worker.inbox + data).split(b"\n")
         worker.inbox = lines.pop()
         now = time.monotonic()
-        back: list[_InFlight] = []
+        back: list[InFlight] = []
         for line in lines:
             tag, _, rest = line.partition(b"\t")
             parts = rest.split(b"\t", 2 if tag == b"r" else 1)
@@ -446,14 +323,14 @@ class WorkerPool:
                 raise WorkerSetupError(orjson.loads(rest))
         return back
 
-    def _replace(self, worker: _Worker) -> _Worker:
+    def _replace(self, worker: Worker) -> Worker:
         worker.kill()
         self.replaced += 1
         fresh = self._spawn(self.workers.index(worker))
         self.workers[self.workers.index(worker)] = fresh
         return fresh
 
-    def _crashed(self, worker: _Worker, on_record: OnRecord | None) -> list[_InFlight]:
+    def _crashed(self, worker: Worker, on_record: OnRecord | None) -> list[InFlight]:
         worker.proc.wait()
         if not worker.ready:
             tail = log_tail(worker.log)
@@ -489,9 +366,9 @@ class WorkerPool:
         self._replace(worker)
         return requeue
 
-    def _watchdog(self, on_record: OnRecord | None) -> list[_InFlight]:
+    def _watchdog(self, on_record: OnRecord | None) -> list[InFlight]:
         now = time.monotonic()
-        requeue: list[_InFlight] = []
+        requeue: list[InFlight] = []
         for worker in list(self.workers):
             culprit, kind, message = None, None, None
             for (k, _n), started in worker.open_tools.items():

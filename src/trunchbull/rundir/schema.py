@@ -75,7 +75,7 @@ def _int_or_none(value: object) -> bool:
 
 
 def _number_or_none(value: object) -> bool:
-    return value is None or (type(value) in (int, float) and math.isfinite(value))
+    return value is None or type(value) is int or (type(value) is float and math.isfinite(value))
 
 
 def record_problem(row: object) -> str | None:
