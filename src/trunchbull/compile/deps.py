@@ -4,15 +4,14 @@ installed from its lockfile into a content-addressed cache directory."""
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import Diagnostics, UsageError
 from trunchbull.common.paths import rel_posix
 from trunchbull.common.userfiles import NOT_REGULAR_CODE, UNREADABLE, UNREADABLE_CODE, exists, probe, read_file
+from trunchbull.node.installer import InstallFailed, install_into, is_installed, with_node_on_path
 from trunchbull.node.toolchain import Toolchain, cache_root
 
 LOCKFILES = {
@@ -78,31 +77,15 @@ def install(deps: Dependencies, tc: Toolchain) -> Path:
     """Install once per (package.json, lockfile, toolchain); return the directory
     holding node_modules, where bundles are placed so their imports resolve."""
     target = cache_root() / "deps" / deps.key(tc)
-    if (target / ".installed").exists():
+    if is_installed(target):
         return target
     command = LOCKFILES[deps.lockfile.name] if deps.lockfile else UNLOCKED_INSTALL
     if not shutil.which(command[0]):
         source = deps.lockfile.name if deps.lockfile else "package.json"
         raise UsageError(f"{command[0]} is needed to install the benchmark's dependencies from {source}")
-    staging = target.with_name(f"{target.name}.tmp{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
     try:
-        for name, data in deps.contents().items():
-            (staging / name).write_bytes(data)
-        env = dict(os.environ)
-        env["PATH"] = f"{tc.node.parent}{os.pathsep}{env.get('PATH', '')}"
-        result = lifetime.run(command, cwd=staging, env=env)
-        if result.returncode != 0:
-            raise UsageError(
-                f"installing dependencies from {deps.package_json} failed ({' '.join(command)}):\n"
-                f"{result.stderr.strip()[-3000:]}"
-            )
-        (staging / ".installed").write_text("")
-        staging.rename(target)
-    except OSError:  # another process installed it first
-        if not (target / ".installed").exists():
-            raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)  # also when interrupted: no half-installed tree stays
-    return target
+        return install_into(target, deps.contents(), command, env=with_node_on_path(tc.node))
+    except InstallFailed as failed:
+        raise UsageError(
+            f"installing dependencies from {deps.package_json} failed ({' '.join(command)}):\n{failed.output}"
+        ) from None

@@ -75,22 +75,14 @@ def _install_toolchain(lock_dir: Path, target: Path) -> None:
     npm = shutil.which("npm")
     if not npm:
         raise UsageError("npm is required once, to install the pinned Node toolchain")
+    from trunchbull.node.installer import InstallFailed, install_into
+
     print("trunchbull: installing the pinned Node toolchain (first use)", file=sys.stderr)
-    staging = target.with_name(target.name + f".tmp{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    files = {name: (lock_dir / name).read_bytes() for name in ("package.json", "package-lock.json")}
     try:
-        for name in ("package.json", "package-lock.json"):
-            shutil.copyfile(lock_dir / name, staging / name)
-        result = lifetime.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=staging)
-        if result.returncode != 0:
-            raise UsageError(f"installing the Node toolchain failed:\n{result.stderr.strip()}")
-        try:
-            staging.rename(target)
-        except OSError:  # another process installed it first
-            pass
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)  # also when interrupted
+        install_into(target, files, [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"])
+    except InstallFailed as failed:
+        raise UsageError(f"installing the Node toolchain failed:\n{failed.output}") from None
 
 
 class Toolchain:

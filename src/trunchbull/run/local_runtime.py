@@ -29,6 +29,7 @@ from pathlib import Path
 
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError
+from trunchbull.node.installer import InstallFailed, install_into, is_installed, with_node_on_path
 from trunchbull.node.sandbox import sandbox_flags
 from trunchbull.node.toolchain import JS_DIR, Toolchain, cache_root
 
@@ -119,7 +120,7 @@ class LocalRuntime:
 
 def installed_runtime() -> LocalRuntime | None:
     target = cache_root() / "llamacpp" / _key()
-    return LocalRuntime(target) if (target / ".installed").exists() else None
+    return LocalRuntime(target) if is_installed(target) else None
 
 
 def local_runtime(tc: Toolchain) -> LocalRuntime:
@@ -133,33 +134,24 @@ def local_runtime(tc: Toolchain) -> LocalRuntime:
     if not npm:
         raise UsageError("--model llamacpp: npm is required once, to install node-llama-cpp (the local model runtime)")
     print("trunchbull: installing node-llama-cpp, the local model runtime (first use; about 85 MB)", file=sys.stderr)
-    staging = target.with_name(f"{target.name}.tmp{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    files = {name: (_lock_dir() / name).read_bytes() for name in ("package.json", "package-lock.json")}
     try:
-        _install(tc, npm, staging)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    (staging / ".installed").write_text("")
-    try:
-        staging.rename(target)
-    except OSError:  # another process installed it first
-        shutil.rmtree(staging, ignore_errors=True)
+        install_into(
+            target,
+            files,
+            [npm, *INSTALL_COMMAND],
+            env=with_node_on_path(tc.node),
+            check=lambda staged: _check_staged(tc, staged),
+        )
+    except InstallFailed as failed:
+        raise UsageError(
+            f"--model llamacpp: installing node-llama-cpp failed (npm {' '.join(INSTALL_COMMAND)}):\n{failed.output}"
+        ) from None
     return LocalRuntime(target)
 
 
-def _install(tc: Toolchain, npm: str, staging: Path) -> None:
-    for name in ("package.json", "package-lock.json"):
-        shutil.copyfile(_lock_dir() / name, staging / name)
-    env = dict(os.environ)
-    env["PATH"] = f"{tc.node.parent}{os.pathsep}{env.get('PATH', '')}"
-    result = lifetime.run([npm, *INSTALL_COMMAND], cwd=staging, env=env)
-    if result.returncode != 0:
-        raise UsageError(
-            f"--model llamacpp: installing node-llama-cpp failed (npm {' '.join(INSTALL_COMMAND)}):\n"
-            f"{result.stderr.strip()[-3000:]}"
-        )
+def _check_staged(tc: Toolchain, staging: Path) -> None:
+    """The installed binary runs here, and loads as a run worker loads it."""
     runtime = LocalRuntime(staging)
     # node-llama-cpp's own test of its prebuilt binary on this machine (it forks a test process)
     _check(

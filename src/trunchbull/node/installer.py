@@ -1,0 +1,76 @@
+"""The one npm installer: a package.json and its lockfile installed into a
+content-addressed cache directory, used by the pinned toolchain, a
+benchmark's dependencies and the local-model runtime.
+
+The install runs in a staging directory beside the target and is renamed
+into place only once complete (with its `.installed` marker), so that an
+interrupted or failed install never leaves a half-installed tree that a
+later run would trust, and two processes installing the same key at once
+both end with the same complete directory.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Callable
+
+from trunchbull.common import lifetime
+
+MARKER = ".installed"
+ERROR_TAIL_CHARS = 3000
+
+
+class InstallFailed(Exception):
+    """The install command failed: `output` is the end of what it printed."""
+
+    def __init__(self, output: str):
+        super().__init__(output)
+        self.output = output
+
+
+def is_installed(target: Path) -> bool:
+    return (target / MARKER).exists()
+
+
+def install_into(
+    target: Path,
+    files: dict[str, bytes],
+    command: list[str],
+    *,
+    env: dict[str, str] | None = None,
+    check: Callable[[Path], None] | None = None,
+) -> Path:
+    """Install `files` (package.json, lockfile) with `command` into `target`,
+    unless it is installed already; `check` runs on the staged tree before
+    it is moved into place (it may raise to refuse it). InstallFailed when
+    the command fails."""
+    if is_installed(target):
+        return target
+    staging = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        for name, data in files.items():
+            (staging / name).write_bytes(data)
+        result = lifetime.run(command, cwd=staging, env=env)
+        if result.returncode != 0:
+            raise InstallFailed((result.stderr or result.stdout or "").strip()[-ERROR_TAIL_CHARS:])
+        if check is not None:
+            check(staging)
+        (staging / MARKER).write_text("")
+        staging.rename(target)
+    except OSError:  # another process installed it first
+        if not is_installed(target):
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # also when interrupted: no half-installed tree stays
+    return target
+
+
+def with_node_on_path(node: Path) -> dict[str, str]:
+    """The environment npm runs in: ours, with the pinned Node first on PATH."""
+    env = dict(os.environ)
+    env["PATH"] = f"{node.parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
