@@ -147,7 +147,7 @@ class ChatServer:
         except (json.JSONDecodeError, UnicodeDecodeError):
             body = None
         headers = {k.lower(): v for k, v in request.headers.items()}
-        recorded = Recorded(request.path, headers, body, request.query_string, started)
+        recorded = Recorded(request.path, headers, body, request.rel_url.raw_query_string, started)
         with self._lock:
             self.requests.append(recorded)
         try:

@@ -60,7 +60,7 @@ def read_run_dir(path: Path) -> RunDirectory:
         raise _problem(
             path / RUN_JSON,
             "run-format",
-            f"not a trunchbull run (format {meta.get('format')!r}, " "or no release digest)",
+            f"not a trunchbull run (format {orjson.dumps(meta.get('format')).decode()}, or no release digest)",
             "give the directory a run wrote (`trunchbull run … -o DIR`)",
         )
     if meta.get("finishedAt") is None:
