@@ -121,6 +121,8 @@ def _run(args) -> int:
                     meta = _new_run_json(release, release_path, options, len(samples))
                 else:
                     meta = {**previous, "finishedAt": None, "resumes": int(previous.get("resumes") or 0) + 1}
+                    # the same release (its digest is checked), where it is now
+                    meta["release"] = {**previous["release"], "path": str(release_path.absolute())}
                 meta["price"] = None if price is None else price.to_json()
                 if budget is not None:
                     budget.count_recorded(left.done)
@@ -170,7 +172,7 @@ def _new_run_json(release: LoadedRelease, release_path: Path, options: RunOption
     spec = options.spec
     return new_run_json(
         release,
-        release_path,
+        release_path.absolute(),  # a report run from another directory finds it
         model=spec.text,
         base_url=spec.base_url,
         api_key_env=spec.api_key_env,
