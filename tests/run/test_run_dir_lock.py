@@ -45,6 +45,11 @@ def test_two_resumes_at_once_one_proceeds_and_a_killed_holder_is_resumed(built, 
             assert f"is in use: another trunchbull (PID {holder.pid})" in second.stderr
             assert "Traceback" not in second.stderr
             assert len(server.received()) == sent
+            # nor may `grade --run-dir` write there meanwhile
+            answers = tmp_path / "answers.jsonl"
+            answers.write_text('{"caseId": "plain.one", "output": "echo"}\n')
+            graded = cli("grade", release, answers, "--run-dir", out)
+            assert graded.code == 2 and f"(PID {holder.pid})" in graded.stderr, graded.stderr
             assert holder.poll() is None  # the holder goes on
 
             # the holder is SIGKILLed: its lock file stays behind, naming a dead process ...
