@@ -147,3 +147,14 @@ def test_a_log_that_records_a_sample_twice_is_refused_with_its_line_numbers(good
     )
     board = tb("leaderboard", good, run)
     assert board.code == 2 and "error[run-duplicate-records]" in board.stderr, board.stderr
+
+
+def test_a_resume_warns_of_a_log_that_records_a_sample_twice(release_of, tb, tmp_path):
+    release, run = release_of("agent"), tmp_path / "run"
+    assert tb("run", release, "--model", "echo", "-o", run, "--eval", "plain").code in (0, 1)
+    lines = (run / "responses.jsonl").read_bytes().splitlines(keepends=True)
+    (run / "responses.jsonl").write_bytes(b"".join([*lines, lines[0]]))
+    resumed = tb("run", release, "-o", run, "--resume")
+    assert resumed.code in (0, 1), resumed.stderr
+    assert "records 1 sample(s) more than once" in resumed.stderr
+    assert "error[run-duplicate-records]" in tb("export", run, "--format", "csv").stderr  # refused until it goes
