@@ -18,15 +18,20 @@ import shutil
 import tempfile
 from pathlib import Path
 
-# what make() names: a trunchbull prefix (`trunchbull-run-`), the PID, mkdtemp's random part
-NAME = re.compile(r"^trunchbull-[a-z-]+?-(\d+)-[A-Za-z0-9_]+(\.lock)?$")
+# the prefixes lifetime.scratch_dir gives (`trunchbull-run-`, `trunchbull-grade-`, …), as a pattern
+SCRATCH = r"trunchbull-[a-z-]+?-"
 
 
-def make(prefix: str, parent: Path | None) -> tuple[Path, int]:
+def _names(prefixes: str) -> re.Pattern[str]:
+    """What make() names: a prefix, the PID, mkdtemp's random part (and `.lock`, the lock file)."""
+    return re.compile(rf"^(?:{prefixes})(\d+)-[A-Za-z0-9_]+(\.lock)?$")
+
+
+def make(prefix: str, parent: Path | None, stale: str = SCRATCH) -> tuple[Path, int]:
     """A new scratch directory and the descriptor holding its lock, after
-    removing the stale ones in the same place."""
+    removing the stale ones in the same place whose prefix matches `stale`."""
     where = Path(parent) if parent is not None else Path(tempfile.gettempdir())
-    remove_stale(where)
+    remove_stale(where, stale)
     path = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=where))
     fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)  # a new file: nobody else holds it
@@ -37,9 +42,11 @@ def lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
-def release(path: Path, fd: int | None) -> None:
-    """Remove the directory, then its lock file, then let go of the lock."""
-    remove_tree(path)
+def release(path: Path, fd: int | None, remove: bool = True) -> None:
+    """Remove the directory (unless it was renamed into place: not `remove`),
+    then its lock file, then let go of the lock."""
+    if remove:
+        remove_tree(path)
     try:
         os.unlink(lock_path(path))
     except OSError:
@@ -49,6 +56,14 @@ def release(path: Path, fd: int | None) -> None:
 
 
 def remove_tree(path: Path) -> None:
+    """Remove a tree, read-only parts included (a release being staged is 0o555)."""
+    for directory, _, _ in os.walk(path):
+        try:
+            if not os.lstat(directory).st_mode & 0o200:
+                os.chmod(directory, 0o700)
+        except OSError:
+            pass
+
     def writable(func, target, _exc):
         try:
             os.chmod(os.path.dirname(target), 0o700)
@@ -60,14 +75,15 @@ def remove_tree(path: Path) -> None:
     shutil.rmtree(path, onerror=writable)
 
 
-def remove_stale(where: Path) -> None:
+def remove_stale(where: Path, stale: str = SCRATCH) -> None:
+    names = _names(stale)
     uid = os.getuid()
     try:
         entries = list(os.scandir(where))
     except OSError:
         return
     for entry in entries:
-        match = NAME.match(entry.name)
+        match = names.match(entry.name)
         if match is None or int(match.group(1)) == os.getpid():
             continue
         try:
