@@ -117,15 +117,19 @@ def test_errors_carry_the_reason(graded, case, message):
 def test_infinite_loop_times_out_and_the_other_cases_finish(graded):
     _, results, elapsed = graded
     loop = results["c.loop"]
+    hang = results["c.hang"]
     assert loop["outcome"] == "error" and "5 s deadline" in loop["message"] and "replaced" in loop["message"]
-    assert 4900 <= loop["durationMs"] <= 8000
+    assert hang["outcome"] == "error" and "5 s deadline" in hang["message"]
+    # each was given its whole deadline (a lower bound: a busy machine only lengthens it)
+    assert loop["durationMs"] >= 4900 and hang["durationMs"] >= 4900
     # the cases queued behind the loop (and the other eval) still got graded
     assert results["c.after"]["outcome"] == "pass"
     assert results["plain"]["outcome"] == "pass"
     assert results["c.write"]["outcome"] == "error"
-    # with two or more workers, loop and hang run in parallel: under the sum of two deadlines
+    # with two or more workers, loop and hang run in parallel: their two intervals overlap, so the
+    # whole grade took less than the two of them one after the other
     if pool_size() >= 2:
-        assert elapsed < 9.5, elapsed
+        assert elapsed * 1000 < loop["durationMs"] + hang["durationMs"], (elapsed, loop, hang)
 
 
 def test_permission_model_blocked_the_write(graded):

@@ -126,3 +126,35 @@ def test_grade_run_dir_is_a_run_directory(good, release_of):
     assert summary["model"] == "recorded:answers.jsonl" and summary["overall"]["passed"] == 5
     results = [orjson.loads(line) for line in (good / "results.jsonl").read_bytes().splitlines()]
     assert {r["repeat"] for r in results} == {0}
+
+
+def test_a_log_that_records_a_sample_twice_is_refused_with_its_line_numbers(good, tb, tmp_path):
+    run = _broken(good, tmp_path, "duplicates")
+    lines = (run / "responses.jsonl").read_bytes().splitlines(keepends=True)
+    assert len(lines) == 7
+    (run / "responses.jsonl").write_bytes(b"".join([*lines, lines[1], lines[4]]))  # lines 8 and 9 repeat 2 and 5
+    second, fifth = (orjson.loads(lines[i])["caseId"] for i in (1, 4))
+    _check(
+        tb,
+        run,
+        good,
+        tmp_path,
+        "run-duplicate-records",
+        "responses.jsonl:8",
+        "2 record(s)",
+        f"case {second} repeat 0 on lines 2 and 8",
+        f"case {fifth} repeat 0 on lines 5 and 9",
+    )
+    board = tb("leaderboard", good, run)
+    assert board.code == 2 and "error[run-duplicate-records]" in board.stderr, board.stderr
+
+
+def test_a_resume_warns_of_a_log_that_records_a_sample_twice(release_of, tb, tmp_path):
+    release, run = release_of("agent"), tmp_path / "run"
+    assert tb("run", release, "--model", "echo", "-o", run, "--eval", "plain").code in (0, 1)
+    lines = (run / "responses.jsonl").read_bytes().splitlines(keepends=True)
+    (run / "responses.jsonl").write_bytes(b"".join([*lines, lines[0]]))
+    resumed = tb("run", release, "-o", run, "--resume")
+    assert resumed.code in (0, 1), resumed.stderr
+    assert "records 1 sample(s) more than once" in resumed.stderr
+    assert "error[run-duplicate-records]" in tb("export", run, "--format", "csv").stderr  # refused until it goes

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import orjson
 import pytest
@@ -54,11 +55,37 @@ def read_jsonl(path: Path) -> list[dict]:
     return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
 
 
-def wait_for_records(log: Path, count: int, timeout: float = 60) -> None:
-    """Until the run's log holds `count` records (or the timeout passes)."""
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    """Until `condition()` holds; a test failure naming `what` if it does not within `timeout`
+    (a bound on a hang, never a margin a test's result depends on)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < count):
+    while not condition():
+        if time.monotonic() >= deadline:
+            pytest.fail(f"gave up after {timeout:g} s waiting for {what}")
         time.sleep(0.02)
+
+
+def wait_for_records(log: Path, count: int, timeout: float = 60, proc: subprocess.Popen | None = None) -> None:
+    """Until the run's log holds `count` records; a test failure saying how many it held (and, given
+    the run's process, what it printed if it ended) if it does not."""
+
+    def held() -> int:
+        return log.read_bytes().count(b"\n") if log.exists() else 0
+
+    def ended() -> bool:
+        return proc is not None and proc.poll() is not None
+
+    try:
+        wait_until(lambda: held() >= count or ended(), f"{count} records in {log}", timeout)
+    except pytest.fail.Exception:
+        pass
+    if held() >= count:
+        return
+    state = f"it holds {held()}" if log.exists() else "it does not exist"
+    if ended():
+        stdout, stderr = proc.communicate()
+        state += f"; the run exited with {proc.returncode}: {stdout}{stderr}"
+    pytest.fail(f"waiting for {count} records in {log}: {state}")
 
 
 @pytest.fixture

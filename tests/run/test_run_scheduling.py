@@ -5,11 +5,12 @@ its slots, and waiting samples given back to a worker that has gone idle."""
 from __future__ import annotations
 
 import collections
+import threading
 
 import orjson
 import pytest
 
-from tests.run.conftest import read_jsonl
+from tests.run.conftest import read_jsonl, start_cli, wait_for_records, wait_until
 from tests.support.chat_server import Reply
 from trunchbull.evaluators.pool import pool_size
 from trunchbull.run.scheduling import PREFETCH, shares, worker_count
@@ -36,49 +37,73 @@ def test_shares_split_the_concurrency_exactly():
 
 
 @pytest.mark.skipif(pool_size() < 2, reason="one core: the run has one worker, so nothing is ever given back")
-def test_concurrency_is_a_bound_and_an_idle_worker_is_given_the_waiting_samples(cli, server, tmp_path):
+def test_concurrency_is_a_bound_and_an_idle_worker_is_given_the_waiting_samples(cli, cache_dir, server, tmp_path):
     # -j 8: two workers of 4 slots. The samples are sent in case order, each to
     # the worker with the most free slots (the first on a tie), so the first
     # worker gets the even cases and the second the odd ones. The even ones are
-    # slow: once the second worker has run its fast ones, it is idle while the
-    # first still holds slow samples waiting for a slot, and it is given them.
+    # held by the server: once the second worker has run its fast ones, it is
+    # idle while the first still holds slow samples waiting for a slot, and it
+    # is given them. Without the give-back, no more than the first worker's 4
+    # slots would hold slow samples; with it, 8 are held at once.
     count = 24
     assert count <= 2 * (4 + PREFETCH)  # every sample is sent before any finishes
     prompts = [f"[slow] case {i}" if i % 2 == 0 else f"[fast] case {i}" for i in range(count)]
-    server.script("[slow]", [Reply(content="slow answer", delay=1.0)])
-    server.script("[fast]", [Reply(content="fast answer", delay=0.02)])
+    gate = threading.Event()
+    server.script("[slow]", [Reply(content="slow answer", hold=gate)])
+    server.script("[fast]", [Reply(content="fast answer")])
     write_benchmark(tmp_path / "bench", prompts)
     build = cli("build", tmp_path / "bench", "-o", tmp_path / "rel")
     assert build.code == 0, build.stderr
     out = tmp_path / "run"
-    run = cli("run", tmp_path / "rel", "--model", "openai-compatible:m", "--base-url", server.url, "-j", "8", "-o", out)
-    assert run.code == 0, run.stderr
+    proc = start_cli(
+        "run", tmp_path / "rel", "--model", "openai-compatible:m", "--base-url", server.url, "-j", "8", "-o", out,
+        cache=cache_dir,
+    )  # fmt: skip
+    try:
+        wait_for_records(out / "responses.jsonl", count // 2, proc=proc)  # the fast ones, all recorded
+        wait_until(lambda: len(server.received("[slow]")) >= 8, "8 slow samples held at once")
+        assert len(server.received("[slow]")) == 8  # the give-back filled the idle worker's 4 slots, no more
+    finally:
+        gate.set()
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
 
     records = read_jsonl(out / "responses.jsonl")
     assert sorted(r["caseId"] for r in records) == [f"c{i:02d}" for i in range(count)]  # each once
     assert len(server.received()) == count  # nothing given back was also run where it waited
     assert server.peak_in_flight() <= 8
-    # without the give-back, no more than the first worker's 4 slots would run slow samples
     assert server.peak_in_flight("[slow]") == 8
     outputs = collections.Counter(r["output"] for r in records)
     assert outputs == {"slow answer": count // 2, "fast answer": count // 2}
 
 
 def test_a_sample_waiting_in_a_worker_is_timed_from_when_it_starts(cli, server, tmp_path):
-    # -j 1: one slot, and every sample sent at once; each takes 0.8 s against
-    # a 1 s timeout, so the last one ends 3.2 s after it was sent but 0.8 s
-    # after it started.
-    prompts = [f"[steady] case {i}" for i in range(4)]
-    server.script("[steady]", [Reply(content="steady answer", delay=0.8)])
+    # -j 1: one slot, and every sample sent to the worker at once (PREFETCH). Timed from when it
+    # was sent, the k-th sample would take at least the server's time on the k samples before and
+    # including it, and those queued behind 4 others would pass the 2 s timeout; timed from when
+    # it starts, each takes its own request's time.
+    count = 8
+    assert count <= 1 + PREFETCH
+    prompts = [f"[steady] case {i}" for i in range(count)]
+    server.script("[steady]", [Reply(content="steady answer", delay=0.5)])
     write_benchmark(tmp_path / "bench", prompts)
     assert cli("build", tmp_path / "bench", "-o", tmp_path / "rel").code == 0
     out = tmp_path / "run"
     run = cli(
         "run", tmp_path / "rel", "--model", "openai-compatible:m", "--base-url", server.url,
-        "-j", "1", "--timeout", "1", "-o", out,
+        "-j", "1", "--timeout", "2", "-o", out,
     )  # fmt: skip
     assert run.code == 0, run.stderr
-    records = read_jsonl(out / "responses.jsonl")
-    assert [r["error"] for r in records] == [None] * 4
-    assert all(800 <= r["latencyMs"] < 1000 for r in records)
-    assert server.peak_in_flight() == 1
+    records = {r["caseId"]: r for r in read_jsonl(out / "responses.jsonl")}
+    assert [r["error"] for r in records.values()] == [None] * count
+    requests = server.received()
+    assert len(requests) == count and server.peak_in_flight() == 1
+    assert all(a.ended <= b.started for a, b in zip(requests, requests[1:]))  # one after another
+    served_ms = 0.0
+    for position, request in enumerate(requests):
+        took_ms = (request.ended - request.started) * 1000
+        served_ms += took_ms
+        record = records["c%02d" % int(request.body["messages"][-1]["content"].split()[-1])]
+        assert record["latencyMs"] >= took_ms  # the sample's time includes its request's
+        if position:  # ... and not the time it waited behind the requests served before it
+            assert record["latencyMs"] < served_ms

@@ -44,6 +44,7 @@ class Reply:
     finish_reason: str | None = None
     usage: tuple[int, int] | None = None  # (input, output) tokens
     drop: bool = False  # close the connection without answering
+    hold: threading.Event | None = None  # answered only once this is set (a test decides when)
 
 
 Step = Reply | list[Reply]  # a list: the step's replies to successive attempts (the last one repeats)
@@ -54,6 +55,7 @@ class Recorded:
     path: str
     headers: dict[str, str]
     body: Any
+    query: str = ""  # the request's query string, as sent
     started: float = 0.0  # time.monotonic() when it arrived
     ended: float | None = None  # ... and when it was answered
 
@@ -144,7 +146,8 @@ class ChatServer:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
             body = None
-        recorded = Recorded(request.path, {k.lower(): v for k, v in request.headers.items()}, body, started)
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        recorded = Recorded(request.path, headers, body, request.rel_url.raw_query_string, started)
         with self._lock:
             self.requests.append(recorded)
         try:
@@ -185,6 +188,8 @@ class ChatServer:
             reply = Reply(content=last_user, delay=self.default_delay)
         if reply.delay:
             await asyncio.sleep(reply.delay)
+        while reply.hold is not None and not reply.hold.is_set():
+            await asyncio.sleep(0.01)  # polled: a thread blocked on the event would outlive the server
         if reply.drop and request.transport is not None:
             request.transport.abort()  # the connection ends without an answer
             return web.Response(status=500)

@@ -14,14 +14,14 @@ it has not exited after a grace period."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+
+from trunchbull.common import scratch
 
 GRACE_S = 5.0  # how long a graceful child may take to exit at shutdown
 
@@ -29,7 +29,7 @@ _lock = threading.RLock()  # re-entrant: the signal handler runs on the main thr
 _children: list[subprocess.Popen] = []
 _graceful: set[int] = set()  # pids of children that exit by themselves
 _shared_group: set[int] = set()  # pids of children left in the CLI's own process group
-_scratch: list[Path] = []
+_scratch: dict[Path, int] = {}  # scratch directory → the descriptor holding its lock
 _interrupted: list[int] = []  # the signal that interrupted the command, if any
 
 
@@ -101,29 +101,18 @@ def reap_in_background(proc: subprocess.Popen) -> None:
 @contextmanager
 def scratch_dir(prefix: str, parent: Path | None = None) -> Iterator[Path]:
     """A temporary directory, removed on leaving the block, or by shutdown()
-    if the command is interrupted before."""
-    path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    if the command is interrupted before (and, after a SIGKILL, by the next
+    command that makes one: scratch.py)."""
+    path, fd = scratch.make(prefix, parent)
     with _lock:
-        _scratch.append(path)
+        _scratch[path] = fd
     try:
         yield path
     finally:
-        _remove(path)
         with _lock:
-            if path in _scratch:
-                _scratch.remove(path)
-
-
-def _remove(path: Path) -> None:
-    def writable(func, target, _exc):
-        try:
-            os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
-            func(target)
-        except OSError:
-            pass
-
-    shutil.rmtree(path, onerror=writable)
+            held = _scratch.pop(path, None)
+        if held is not None:
+            scratch.release(path, held)
 
 
 def interrupted() -> int | None:
@@ -186,6 +175,7 @@ def shutdown() -> None:
                 except (OSError, ValueError):
                     pass
     with _lock:
-        scratch, _scratch[:] = list(_scratch), []
-    for path in scratch:
-        _remove(path)
+        left = dict(_scratch)
+        _scratch.clear()
+    for path, fd in left.items():
+        scratch.release(path, fd)

@@ -11,6 +11,7 @@ without a response).
 from __future__ import annotations
 
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import orjson
@@ -26,6 +27,7 @@ from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
 from trunchbull.release.loaded import load_release
 from trunchbull.rundir.layout import check_new_run_dir
+from trunchbull.rundir.lock import run_dir_lock
 from trunchbull.rundir.results import write_results
 from trunchbull.rundir.run_json import now
 
@@ -72,10 +74,15 @@ def run_grade_command(
 ) -> int:
     """Prints the summary to stdout and diagnostics to stderr; returns the exit
     code (0 graded, 1 --fail-under not met, 2 unusable input)."""
-    with gc_paused():
-        return _run_grade_command(
-            release, responses, output, json_summary=json_summary, fail_under=fail_under, run_dir=run_dir
-        )
+    try:
+        lock = run_dir_lock(run_dir) if run_dir is not None else nullcontext()
+        with gc_paused(), lock:
+            return _run_grade_command(
+                release, responses, output, json_summary=json_summary, fail_under=fail_under, run_dir=run_dir
+            )
+    except UsageError as err:  # the run directory is in use, or cannot be made
+        print(f"trunchbull: error: {err}", file=sys.stderr)
+        return exit_codes.USAGE
 
 
 def _run_grade_command(

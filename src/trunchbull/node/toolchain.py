@@ -40,7 +40,7 @@ def installed_toolchain_dir() -> Path | None:
     """The toolchain's directory when it is already installed (nothing is installed here)."""
     configured = os.environ.get("TRUNCHBULL_TOOLCHAIN")
     if configured:
-        return Path(configured) if _installed(Path(configured)) else None
+        return Path(configured).resolve() if _installed(Path(configured)) else None
     target = _default_dir()
     return target if _installed(target) else None
 
@@ -55,7 +55,9 @@ def _default_dir() -> Path:
 def toolchain_dir() -> Path:
     configured = os.environ.get("TRUNCHBULL_TOOLCHAIN")
     if configured:
-        path = Path(configured)
+        # Its real path: Node resolves a module's path component by component, and a symlink on the
+        # way (a checkout's linked .cache) lies outside the sandbox's readable paths.
+        path = Path(configured).resolve()
         if not _installed(path):
             from trunchbull.common.diagnostics import UsageError
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
-import stat
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from trunchbull.common import lifetime
+from trunchbull.common import lifetime, scratch
 from trunchbull.common.files import write_all, write_file
 from trunchbull.common.userfiles import FileProblem, read_file
 from trunchbull.release.canonical import BackgroundSha256, canonical_json, sha256_hex
@@ -54,7 +53,10 @@ class ReleaseFiles:
         either the complete previous release or the complete new one."""
         out = out.absolute()
         out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        # named with this PID and locked: a write killed by SIGKILL leaves them, the next one removes them
+        stale = re.escape(f".{out.name}.") + r"(?:old\.)?"
+        staging, staging_lock = scratch.make(f".{out.name}.", out.parent, stale)
+        placed = False
         try:
             for name in sorted(self.files):
                 target = staging / name
@@ -67,20 +69,20 @@ class ReleaseFiles:
             with lifetime.signals_deferred():  # an interrupt leaves the old release or the new one, never neither
                 old = None
                 if os.path.lexists(out):
-                    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-                    os.rename(out, old / "release")
+                    old = scratch.make(f".{out.name}.old.", out.parent, stale)
+                    os.rename(out, old[0] / "release")
                 try:
                     staging.rename(out)
+                    placed = True
                 except BaseException:
                     if old is not None:
-                        os.rename(old / "release", out)
+                        os.rename(old[0] / "release", out)
                     raise
                 finally:
                     if old is not None:
-                        _remove_tree(old)
-        except BaseException:
-            _remove_tree(staging)
-            raise
+                        scratch.release(*old)
+        finally:
+            scratch.release(staging, staging_lock, remove=not placed)
 
     def tar_bytes(self) -> bytes:
         """A deterministic tar: sorted members, fixed owner, mode and mtime."""
@@ -121,20 +123,6 @@ def _fix_info(info: tarfile.TarInfo, kind: bytes, mode: int) -> None:
     info.mtime = 0
     info.uid = info.gid = 0
     info.uname = info.gname = ""
-
-
-def _remove_tree(path: Path) -> None:
-    def make_writable(func, target, _exc):
-        os.chmod(Path(target).parent, stat.S_IRWXU)
-        os.chmod(target, stat.S_IRWXU)
-        func(target)
-
-    for directory in [path, *[p for p in path.rglob("*") if p.is_dir()]] if path.is_dir() else []:
-        os.chmod(directory, stat.S_IRWXU)
-    if path.is_dir():
-        shutil.rmtree(path, onerror=make_writable)
-    elif path.exists():
-        path.unlink()
 
 
 class ReleaseError(Exception):

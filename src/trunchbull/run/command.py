@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 from trunchbull.common import exit_codes, lifetime
@@ -35,6 +36,7 @@ from trunchbull.run.resume import check_same_release, previous_run, reconcile
 from trunchbull.run.samples import plan, select_cases
 from trunchbull.run.target import resolve_target
 from trunchbull.run.worker_setup import describe_model, spawn_pool, wait_ready
+from trunchbull.rundir.lock import run_dir_lock
 from trunchbull.rundir.run_json import new_run_json, now, write_run_json
 
 
@@ -45,7 +47,7 @@ def _interrupt(signum, frame) -> None:
 def run_command(args) -> int:
     previous_term = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops a run like Ctrl-C
     try:
-        with gc_paused():
+        with gc_paused(), nullcontext() if args.dry_run else run_dir_lock(args.out):
             return _run(args)
     finally:
         signal.signal(signal.SIGTERM, previous_term)
@@ -119,6 +121,8 @@ def _run(args) -> int:
                     meta = _new_run_json(release, release_path, options, len(samples))
                 else:
                     meta = {**previous, "finishedAt": None, "resumes": int(previous.get("resumes") or 0) + 1}
+                    # the same release (its digest is checked), where it is now
+                    meta["release"] = {**previous["release"], "path": str(release_path.absolute())}
                 meta["price"] = None if price is None else price.to_json()
                 if budget is not None:
                     budget.count_recorded(left.done)
@@ -168,7 +172,7 @@ def _new_run_json(release: LoadedRelease, release_path: Path, options: RunOption
     spec = options.spec
     return new_run_json(
         release,
-        release_path,
+        release_path.absolute(),  # a report run from another directory finds it
         model=spec.text,
         base_url=spec.base_url,
         api_key_env=spec.api_key_env,

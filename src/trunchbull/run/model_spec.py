@@ -10,10 +10,10 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.common.ids import suggest
+from trunchbull.run.base_url import check_base_url
 from trunchbull.run.providers import PROVIDERS, Provider, examples
 
 
@@ -99,13 +99,6 @@ def _check_file(provider: Provider, text: str, rest: str) -> Path:
     return path
 
 
-def _check_base_url(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise UsageError(f"--base-url {url!r} is not an http(s) URL (e.g. http://127.0.0.1:8080/v1)")
-    return url.rstrip("/")
-
-
 def parse_model_spec(text: str, *, base_url: str | None = None, api_key_env: str | None = None) -> ModelSpec:
     name, sep, rest = text.partition(":")
     provider = PROVIDERS.get(name)
@@ -125,7 +118,7 @@ def parse_model_spec(text: str, *, base_url: str | None = None, api_key_env: str
     if api_key_env is not None and not ENV_NAME.match(api_key_env):
         raise UsageError(f"--api-key-env {api_key_env!r} is not an environment variable name")
     if base_url is not None:
-        base_url = _check_base_url(base_url)
+        base_url = check_base_url(base_url)
     if provider.needs_base_url and base_url is None:
         raise UsageError(
             f"--model {text!r}: {name} needs --base-url URL (the server's OpenAI-compatible endpoint, "

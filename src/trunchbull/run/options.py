@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trunchbull.common.diagnostics import UsageError
+from trunchbull.run.base_url import check_base_url
 from trunchbull.run.model_spec import ModelSpec, parse_model_spec
 from trunchbull.run.settings import DEFAULTS, SCHEDULING_ONLY, Filters, RunSettings, check_repeat
 
@@ -24,6 +25,15 @@ SETTING_FLAGS = {
     "retries": ("--retries", "retries"),
     "concurrency": ("-j/--concurrency", "concurrency"),
 }
+
+
+def shown(value: Any) -> str:
+    """An option's value as the command line writes it: `0.5`, `300`, `math, code`."""
+    if isinstance(value, (tuple, list)):
+        return ", ".join(shown(item) for item in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -42,7 +52,8 @@ def resolve_options(args, previous: dict | None) -> RunOptions:
         if given is None:
             return recorded if present else None
         if present and given != recorded and flag:
-            differences.append(f"{flag} {given!r} (the run has {recorded!r})")
+            had = f"has {shown(recorded)}" if recorded not in (None, ()) else f"was made without {flag}"
+            differences.append(f"{flag} {shown(given)} (the run {had})")
         return given
 
     old = previous or {}
@@ -52,7 +63,9 @@ def resolve_options(args, previous: dict | None) -> RunOptions:
     model = pick("--model", args.model, old.get("model"), has)
     if model is None:
         raise UsageError("--model SPEC is required (e.g. --model echo, --model openai:gpt-4o-mini)")
-    base_url = pick("--base-url", args.base_url, old.get("baseUrl"), has)
+    # checked before it is compared, so that a difference is shown without what may not be shown
+    given_url = check_base_url(args.base_url) if args.base_url is not None else None
+    base_url = pick("--base-url", given_url, old.get("baseUrl"), has)
     api_key_env = pick("", args.api_key_env, old.get("apiKeyEnv"), has)
     values: dict[str, Any] = {}
     for name, (flag, arg) in SETTING_FLAGS.items():

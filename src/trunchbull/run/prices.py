@@ -53,9 +53,14 @@ DEFAULT_PRICES: dict[str, Price] = {
 }
 
 
+def as_json(value: object) -> str:
+    """A value of the prices file as JSON writes it (`null`, `true`, `"1.5"`), not as Python would."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _number(value: object, where: str) -> float:
     if type(value) not in (int, float) or value < 0:  # type: ignore[operator]
-        raise UsageError(f"{where}: a price is a number of USD per million tokens, at least 0 (got {value!r})")
+        raise UsageError(f"{where}: a price is a number of USD per million tokens, at least 0 (got {as_json(value)})")
     return float(value)  # type: ignore[arg-type]
 
 

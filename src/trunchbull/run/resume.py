@@ -4,6 +4,7 @@ recorded set apart from those still to run."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +60,13 @@ def reconcile(run_dir: Path, samples: list[Sample], resuming: bool, rerun_errors
         return Reconciled({}, list(samples), 0)
     log_path = run_dir / RESPONSES
     recorded = read_records(log_path, drop_torn=True)
+    if recorded.duplicates:  # written before run directories were locked, or edited
+        print(
+            f"trunchbull: warning: {log_path} records {recorded.duplicates} sample(s) more than once; the run "
+            "goes on from the first record of each, but report, compare and export refuse the log until "
+            "it holds one line per sample",
+            file=sys.stderr,
+        )
     rerun = drop_error_records(log_path, recorded) if rerun_errors else 0
     done = recorded.records
     return Reconciled(done, [s for s in samples if (s.case_id, s.repeat) not in done], rerun)

@@ -12,10 +12,11 @@ RESPONSES = "responses.jsonl"  # one record per sample, appended as each finishe
 RESULTS = "results.jsonl"  # one graded result per sample (results.py)
 SUMMARY = "summary.json"  # per eval and overall
 FILES = (RUN_JSON, RESPONSES, RESULTS, SUMMARY)
+LOCK = ".lock"  # held by the one process writing here (lock.py); not part of the run
 
 
 def is_non_empty_dir(path: Path) -> bool:
-    return path.is_dir() and any(path.iterdir())
+    return path.is_dir() and any(entry.name != LOCK for entry in path.iterdir())
 
 
 def check_new_run_dir(run_dir: Path, flag: str) -> None:

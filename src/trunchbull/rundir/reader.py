@@ -13,6 +13,7 @@ from pathlib import Path
 import orjson
 
 from trunchbull.common.diagnostics import Diagnostic, UsageError
+from trunchbull.rundir.duplicates import describe_duplicates, find_duplicates
 from trunchbull.rundir.layout import RESPONSES, RESULTS, RUN_JSON, SUMMARY
 from trunchbull.rundir.log import read_records
 from trunchbull.rundir.results import is_result
@@ -59,7 +60,7 @@ def read_run_dir(path: Path) -> RunDirectory:
         raise _problem(
             path / RUN_JSON,
             "run-format",
-            f"not a trunchbull run (format {meta.get('format')!r}, " "or no release digest)",
+            f"not a trunchbull run (format {orjson.dumps(meta.get('format')).decode()}, or no release digest)",
             "give the directory a run wrote (`trunchbull run … -o DIR`)",
         )
     if meta.get("finishedAt") is None:
@@ -111,8 +112,28 @@ def _read_log(log: Path, run_dir: Path) -> dict[tuple[str, int], dict]:
                 break
             records.setdefault((row["caseId"], row["repeat"]), row)
     if rows is None:
-        return read_records(log).records  # raises the UsageError naming the line
+        records = read_records(log).records  # raises the UsageError naming the line
+        counted = sum(1 for line in data.split(b"\n") if line.strip())
+    else:
+        counted = len(rows)
+    if counted != len(records):
+        _refuse_duplicates(log, data)
     return records
+
+
+def _refuse_duplicates(log: Path, data: bytes) -> None:
+    found = find_duplicates(data)
+    if not found:
+        return
+    raise _problem(
+        log,
+        "run-duplicate-records",
+        f"{len(found)} record(s) repeat a sample recorded on an earlier line, so the run cannot be "
+        f"counted: {describe_duplicates(found)}",
+        "two processes wrote to this run directory at once, or the log was edited; keep one line per "
+        "sample and re-grade with `trunchbull run … --resume`, or run again into a new directory",
+        found[0].line,
+    )
 
 
 def _read_summary(path: Path, digest: str) -> dict:

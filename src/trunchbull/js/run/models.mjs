@@ -8,6 +8,8 @@
 // the same retrying fetch. Nothing after this asks which provider a model is
 // (a model may describe itself: `describe()`).
 
+import { splitBaseUrl, withQuery } from "./base_url.mjs";
+
 export async function createModel(spec, sdk, fetch) {
   const make = spec.make;
   if (make?.module) {
@@ -16,6 +18,7 @@ export async function createModel(spec, sdk, fetch) {
   }
   const factory = make?.factory ? sdk[make.factory] : undefined;
   if (typeof factory !== "function") throw new Error(`provider ${JSON.stringify(spec.provider)} cannot be made here`);
-  const provider = factory({ apiKey: spec.apiKey, baseURL: spec.baseUrl, fetch, ...make.options });
+  const { baseURL, query } = splitBaseUrl(spec.baseUrl);
+  const provider = factory({ apiKey: spec.apiKey, baseURL, fetch: withQuery(fetch, query), ...make.options });
   return make.method ? provider[make.method](spec.model) : provider(spec.model);
 }
