@@ -41,7 +41,7 @@ def checked_record(raw: bytes, case_id: str, repeat: int) -> tuple[bytes, dict]:
         row, repaired = None, True
     if row is None or b"\n" in raw or raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
         # the reader's own rules, line by line (depth, duplicate keys, text repaired)
-        found = list(read_lines(raw))
+        found = list(read_lines(raw + b"\n"))
         if len(found) != 1 or found[0][2] is not None:
             reason = found[0][2].message if found and found[0][2] is not None else "it is not one JSON line"
             return _refused(case_id, repeat, reason, None)
