@@ -3,8 +3,9 @@ local server that misbehaves in a different way for each sample (every way
 seen from real servers and gateways, those that once broke a run and those
 that never did), with good samples in flight on the same worker. The run
 ends with exit 0/1 and no traceback, one valid record per sample, the
-expected outcome and error kind for each, and `grade`, `report` and
-`export` of its directory succeed."""
+expected outcome and error kind for each, the good samples not held up,
+no process left behind, no process of the run past 512 MiB, and `grade`,
+`report` and `export` of its directory succeed."""
 
 from __future__ import annotations
 
@@ -71,23 +72,37 @@ HOSTILE: dict[str, tuple[list, str | None]] = {
 }
 
 
+DEADLINE_S = 240  # the run's bound: far past what it needs (~10 s), short of every sample's --timeout 60 in sequence
+
+
 def run_on_one_worker(release, server, out, cache, *extra) -> subprocess.CompletedProcess:
     """`trunchbull run` on one core, so that the run has one worker: every
-    sample shares it with every other."""
+    sample shares it with every other. Run under tests/fuzz/reaper.py, whose
+    report (`out`.reaper.json: hung, leftover processes, the largest
+    process's peak RSS) the caller checks."""
+    report = out.parent / f"{out.name}.reaper.json"
     args = [
+        sys.executable, "-m", "tests.fuzz.reaper", str(report), str(DEADLINE_S), "--",
         sys.executable, "-m", "trunchbull", "run", str(release), "--model", MODEL, "--base-url", server.url,
         "-o", str(out), "--retries", "0", "--max-response-bytes", str(MAX_BYTES),
         "--max-tool-result-bytes", str(MAX_BYTES), *map(str, extra),
     ]  # fmt: skip
-    return subprocess.run(
+    env = cli_env(cache)
+    env["PYTHONPATH"] = f"{env['PYTHONPATH']}{os.pathsep}{REPO}"
+    done = subprocess.run(
         args,
         capture_output=True,
         text=True,
-        env=cli_env(cache),
+        env=env,
         cwd=REPO,
-        timeout=300,
+        timeout=DEADLINE_S + 60,
         preexec_fn=lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}),
     )
+    reaped = orjson.loads(report.read_bytes())
+    assert not reaped["hung"] and reaped["leftover"] == [], reaped
+    done.returncode = reaped["returncode"]
+    done.max_rss_mib = reaped["maxRssKiB"] / 1024  # type: ignore[attr-defined]
+    return done
 
 
 def check_records(path) -> dict[str, dict]:
@@ -116,6 +131,9 @@ def test_misbehaving_replies_end_only_their_own_samples(built, server, cache_dir
     run = run_on_one_worker(release, server, out, cache_dir, "-j", "40", "--timeout", "60")  # every case
     assert run.returncode == 1, run.stderr  # samples ended in error
     assert "Traceback" not in run.stderr
+    # memory: no process of the run's tree (the worker that read the gzip bomb, the
+    # 40 MB body and the 50 MB tool result included) went past 512 MiB (~190 MiB seen)
+    assert run.max_rss_mib < 512, run.max_rss_mib
 
     records = check_records(out / "responses.jsonl")
     assert set(records) == {f"hostile.{n}" for n in HOSTILE} | {f"good.{i}" for i in range(8)} | {
