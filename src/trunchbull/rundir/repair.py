@@ -54,9 +54,9 @@ def checked_record(raw: bytes, case_id: str, repeat: int) -> tuple[bytes, dict]:
         return _refused(
             case_id, repeat, f"it is of case {row['caseId']!r} repeat {row['repeat']}", row.get("latencyMs")
         )
-    if repaired:
-        row["repaired"] = sorted({*(row.get("repaired") or []), REPAIRED_TEXT})
-    # Written as parsed: one member per key, whatever the worker's bytes held.
+    if not repaired:
+        return raw, row  # as the worker wrote it (JSON.stringify: compact, one member per key)
+    row["repaired"] = sorted({*(row.get("repaired") or []), REPAIRED_TEXT})
     line = orjson.dumps(row)
     if len(line) > MAX_RECORD_BYTES:  # U+FFFD is 3 bytes where a bad byte was 1
         return _refused(case_id, repeat, f"it is {len(line):,} bytes once repaired", row.get("latencyMs"))

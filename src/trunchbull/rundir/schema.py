@@ -98,6 +98,9 @@ def recorded_response(
     }
 
 
+_REQUIRED = frozenset(FIELDS) - frozenset(OPTIONAL)
+
+
 def _int_or_none(value: object) -> bool:
     return value is None or type(value) is int
 
@@ -112,8 +115,8 @@ def record_problem(row: object) -> str | None:
         return "a record is a JSON object"
     if type(row.get("caseId")) is not str or type(row.get("repeat")) is not int or row["repeat"] < 0:
         return "a record needs a string caseId and a non-negative integer repeat"
-    missing = [name for name in FIELDS if name not in row and name not in OPTIONAL]
-    if missing:
+    if not _REQUIRED <= row.keys():
+        missing = [name for name in FIELDS if name not in row and name not in OPTIONAL]
         return f"a record needs the fields {', '.join(missing)}"
     if type(row["output"]) is not str:
         return "output must be a string"
