@@ -234,3 +234,25 @@ def test_a_damaged_line_is_reported_and_resume_reruns_only_its_sample(built, ser
     assert server.received()[-1].body["messages"][-1]["content"].startswith("[good-3]")
     records = check_records(log)
     assert len(records) == 8 and records["good.3"]["error"] is None
+
+
+def test_a_record_past_the_record_limit_is_cut_to_fit(built, server, cache_dir, tmp_path):
+    """Two tool results of 20 MB each (the tool result limit raised to let
+    them through) make a record above MAX_RECORD_BYTES: its largest parts are
+    cut, with a marker, until it fits; it is still the sample's answer."""
+    release = built("unruly")
+    server.script(
+        "[bad-huge-args]",
+        [Reply(tool_calls=[("huge_result", {}), ("huge_result", {})]), Reply(content="fine after two huge results")],
+    )
+    out = tmp_path / "run"
+    run = run_on_one_worker(
+        release, server, out, cache_dir, "--case", "hostile.huge-args", "--max-tool-result-bytes", 20_000_000
+    )
+    assert run.returncode == 0, run.stderr
+    (record,) = check_records(out / "responses.jsonl").values()
+    assert record["error"] is None and record["output"] == "fine after two huge results"
+    assert record["repaired"] == ["record-truncated", "tool-result-truncated"]
+    first, second = (result["output"] for result in record["toolResults"])
+    assert "--max-tool-result-bytes" in second and "its largest parts were cut" in first
+    assert len(first) < len(second)  # the first (largest, then) was cut once more to fit
