@@ -35,8 +35,8 @@ function hash(text) {
   return h;
 }
 
-const BOMB = misbehave ? Buffer.concat(Array.from({ length: 64 }, () => zlib.gzipSync(Buffer.alloc(16 << 20)))) : null;
-const HUGE = misbehave ? JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "z".repeat(20 << 20) } }] }) : null;
+const BOMB = misbehave ? Buffer.concat(Array(64).fill(zlib.gzipSync(Buffer.alloc(16 << 20)))) : null; // 1 GiB, inflated
+const HUGE = misbehave ? Buffer.from(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "z".repeat(20 << 20) } }] })) : null;
 
 function completion(model, content) {
   const tokens = Math.max(1, Math.floor(content.length / 4));
@@ -79,7 +79,9 @@ const MISBEHAVIOURS = {
 const KINDS = Object.keys(MISBEHAVIOURS);
 
 // The misbehaviour a conversation gets (null: a good reply).
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null; // one kind, every reply (profiling)
 export function misbehaviourOf(content) {
+  if (only) return only;
   if (!misbehave) return null;
   const h = hash(`${seed}:${content}`);
   return (h % 10_000) / 10_000 < misbehave ? KINDS[(h >>> 16) % KINDS.length] : null;

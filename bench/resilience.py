@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -81,9 +82,16 @@ class Server:
         self.proc.wait()
 
 
-def run_once(release: Path, url: str, out: Path, concurrency: int) -> tuple[float, dict, float]:
-    """(wall seconds, outcome per case: (outcome, error kind, repaired), load before)."""
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_once(release: Path, url: str, out: Path, concurrency: int) -> tuple[float, dict, float, float]:
+    """(wall seconds, outcome per case: (outcome, error kind, repaired), load
+    before, CPU seconds of the run's process tree)."""
     load = os.getloadavg()[0]
+    cpu = children_cpu()
     argv = trunchbull(
         "run", str(release), "-o", str(out), "--no-cache", "-j", str(concurrency), "--retries", "0",
         "--model", "openai-compatible:bench", "--base-url", url,
@@ -91,6 +99,7 @@ def run_once(release: Path, url: str, out: Path, concurrency: int) -> tuple[floa
     started = time.monotonic()
     proc = subprocess.run(argv, env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - started
+    cpu = children_cpu() - cpu
     if proc.returncode not in (0, 1) or "Traceback" in proc.stderr:
         raise SystemExit(f"trunchbull run exited {proc.returncode}:\n{proc.stderr[-3000:]}")
     lines = (out / "responses.jsonl").read_bytes().splitlines()
@@ -106,7 +115,7 @@ def run_once(release: Path, url: str, out: Path, concurrency: int) -> tuple[floa
         r["caseId"]: (results[r["caseId"]], (r["error"] or {}).get("kind"), tuple(r.get("repaired") or ()))
         for r in records
     }
-    return wall, outcomes, load
+    return wall, outcomes, load, cpu
 
 
 def main() -> int:
@@ -126,15 +135,17 @@ def main() -> int:
         release = work / "release"
         build(work / "bench", release)
         misbehaving = ("--misbehave", str(args.misbehave), "--seed", str(args.seed))
-        runs: list[tuple[str, float, dict, float]] = []
+        runs: list[tuple[str, float, dict, float, float, float]] = []
         for index, (label, extra) in enumerate(
             [("warm-up", ()), ("clean", ()), ("misbehaving", misbehaving), ("misbehaving", misbehaving), ("clean", ())]
         ):
             with Server(*extra) as url:
-                wall, outcomes, load = run_once(release, url, work / f"run-{index}", args.concurrency)
+                wall, outcomes, load, cpu = run_once(release, url, work / f"run-{index}", args.concurrency)
+                server_cpu = children_cpu()
+            server_cpu = children_cpu() - server_cpu  # the server, reaped as the block ends
             shutil.rmtree(work / f"run-{index}")
             if label != "warm-up":
-                runs.append((label, wall, outcomes, load))
+                runs.append((label, wall, outcomes, load, cpu, server_cpu))
 
         print(
             f"{args.cases:,} cases at -j {args.concurrency}, --retries 0; {hostile:,} misbehaving replies "
@@ -142,13 +153,16 @@ def main() -> int:
         )
         clean_rates = []
         good_rates = []
-        for label, wall, outcomes, load in runs:
+        for label, wall, outcomes, load, cpu, server_cpu in runs:
+            cpu_text = f"CPU: run {cpu:5.1f} s, server {server_cpu:5.1f} s"
             if len(outcomes) != args.cases:
                 raise SystemExit(f"{label}: {len(outcomes):,} samples recorded of {args.cases:,}")
             if label == "clean":
                 rate = args.cases / wall
                 clean_rates.append(rate)
-                print(f"  clean        {wall:7.2f} s  {rate:7.0f} samples/s                   load {load:.1f}")
+                print(
+                    f"  clean        {wall:7.2f} s  {rate:7.0f} samples/s                   {cpu_text}  load {load:.1f}"
+                )
                 continue
             wrong = []
             for case_id, kind in expected.items():
@@ -163,8 +177,10 @@ def main() -> int:
             good = args.cases - sum(1 for kind in expected.values() if kind and KINDS[kind])
             rate = good / wall
             good_rates.append(rate)
-            print(f"  misbehaving  {wall:7.2f} s  {rate:7.0f} good samples/s (of {good:,})  load {load:.1f}")
-        first, second = (outcomes for label, _w, outcomes, _l in runs if label == "misbehaving")
+            print(
+                f"  misbehaving  {wall:7.2f} s  {rate:7.0f} good samples/s (of {good:,})  {cpu_text}  load {load:.1f}"
+            )
+        first, second = (run[2] for run in runs if run[0] == "misbehaving")
         identical = first == second
         print(f"  the two misbehaving runs' outcomes are identical: {identical}")
         ratio = min(good_rates) / max(clean_rates)

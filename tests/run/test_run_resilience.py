@@ -170,7 +170,8 @@ def test_misbehaving_replies_end_only_their_own_samples(built, server, cache_dir
     assert huge["repaired"] == ["tool-result-truncated"]
     (tool_message,) = [m for m in server.received("[bad-huge-tool]")[1].body["messages"] if m["role"] == "tool"]
     assert "--max-tool-result-bytes" in tool_message["content"] and len(tool_message["content"]) < MAX_BYTES + 300
-    assert "16,777,216 bytes" in records["hostile.bomb"]["error"]["message"]
+    assert "a compression bomb" in records["hostile.bomb"]["error"]["message"]
+    assert "16,777,216 bytes" in records["hostile.huge-body"]["error"]["message"]
 
     # The good samples were not held up by the hostile replies on their worker:
     # as the server saw it, each one's second step (sent once the worker had
