@@ -79,12 +79,11 @@ const MISBEHAVIOURS = {
 const KINDS = Object.keys(MISBEHAVIOURS);
 
 // The misbehaviour a conversation gets (null: a good reply).
-const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null; // one kind, every reply (profiling)
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null; // that kind for every misbehaving reply (profiling)
 export function misbehaviourOf(content) {
-  if (only) return only;
   if (!misbehave) return null;
   const h = hash(`${seed}:${content}`);
-  return (h % 10_000) / 10_000 < misbehave ? KINDS[(h >>> 16) % KINDS.length] : null;
+  return (h % 10_000) / 10_000 < misbehave ? (only ?? KINDS[(h >>> 16) % KINDS.length]) : null;
 }
 
 function text(content) {

@@ -10,8 +10,13 @@ sample at once, without backoff):
   passes without error, every misbehaving one ends as its misbehaviour
   says (the kind is recomputed here from the server's hash of the prompt),
   and two runs give identical outcomes;
-* the good samples' throughput (good samples / wall time) is within 10% of
-  the clean run's (samples / wall time).
+* the good samples' throughput is within 10% of theirs in a clean run: good
+  samples / wall time of the misbehaving run against the same good samples
+  / wall time of the clean run (which also ran the others, well-behaved),
+  i.e. the misbehaving run takes at most ~11% longer. (Good samples / wall
+  against all the clean run's samples / wall is printed too: it cannot pass
+  90% when the misbehaving replies hold their slots as long as good ones,
+  50 ms here.)
 
   .venv/bin/python bench/resilience.py [--cases 25000] [-j 64] [--misbehave 0.1] [--seed 1]
 """
@@ -183,11 +188,15 @@ def main() -> int:
         first, second = (run[2] for run in runs if run[0] == "misbehaving")
         identical = first == second
         print(f"  the two misbehaving runs' outcomes are identical: {identical}")
-        ratio = min(good_rates) / max(clean_rates)
+        good = good_rates and args.cases - sum(1 for kind in expected.values() if kind and KINDS[kind])
+        clean_good = [rate * good / args.cases for rate in clean_rates]  # the same good samples, in a clean run
+        ratio = min(good_rates) / max(clean_good)
+        median_ratio = sorted(good_rates)[len(good_rates) // 2] / sorted(clean_good)[len(clean_good) // 2]
         print(
-            f"  good-sample throughput: {min(good_rates):.0f}–{max(good_rates):.0f}/s against clean "
-            f"{min(clean_rates):.0f}–{max(clean_rates):.0f}/s: the slower misbehaving run is "
-            f"{ratio:.1%} of the faster clean run (target ≥ 90%)"
+            f"  good samples/s: {min(good_rates):.0f}–{max(good_rates):.0f} misbehaving, "
+            f"{min(clean_good):.0f}–{max(clean_good):.0f} in the clean runs: worst pair {ratio:.1%}, "
+            f"faster of each {median_ratio:.1%} (target ≥ 90%); against every sample of the clean runs "
+            f"({min(clean_rates):.0f}–{max(clean_rates):.0f}/s): {min(good_rates) / max(clean_rates):.1%}"
         )
         return 0 if identical and ratio >= 0.9 else 1
     finally:
