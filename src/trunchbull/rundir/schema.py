@@ -109,8 +109,48 @@ def _number_or_none(value: object) -> bool:
     return value is None or type(value) is int or (type(value) is float and math.isfinite(value))
 
 
+_COUNT = (int, type(None))
+
+
+def _plain(row: dict) -> bool:
+    """The common shape, checked in one expression (every record the worker
+    writes without an error; ~3x faster than the checks below, which say
+    what is wrong)."""
+    get = row.get
+    usage = get("usage")
+    repeat = get("repeat")
+    steps = get("steps")
+    attempts = get("attempts")
+    latency = get("latencyMs")
+    cost = get("cost")
+    return (
+        type(get("caseId")) is str
+        and type(repeat) is int
+        and repeat >= 0
+        and type(get("output")) is str
+        and type(get("toolCalls")) is list
+        and type(get("toolResults")) is list
+        and (steps is None or type(steps) is int)
+        and (attempts is None or type(attempts) is int)
+        and type(get("finishReason")) in (str, type(None))
+        and type(usage) is dict
+        and type(usage.get("inputTokens")) in _COUNT
+        and type(usage.get("outputTokens")) in _COUNT
+        and type(usage.get("totalTokens")) in _COUNT
+        and (type(latency) is int or (type(latency) is float and math.isfinite(latency)))
+        and type(get("cached")) is bool
+        and "error" in row
+        and get("error") is None
+        and (cost is None or type(cost) is int or (type(cost) is float and math.isfinite(cost)))
+        and get("repaired") is None
+        and _REQUIRED <= row.keys()
+    )
+
+
 def record_problem(row: object) -> str | None:
     """What is wrong with a record's shape, or None."""
+    if type(row) is dict and _plain(row):
+        return None
     if type(row) is not dict:
         return "a record is a JSON object"
     if type(row.get("caseId")) is not str or type(row.get("repeat")) is not int or row["repeat"] < 0:
