@@ -7,10 +7,84 @@
 // nothing to its delay, and tests/support/chat_server.py (aiohttp) spends
 // ~0.5 ms of CPU per request here against ~0.3 ms for this one.
 //   node bench/chat_server.mjs DELAY   prints its base URL, serves until killed
+//
+// With `--misbehave FRACTION --seed N` (bench/resilience.py), that fraction
+// of the conversations get a reply that misbehaves instead, in one of the
+// ways of MISBEHAVIOURS, chosen by a hash of the seed and the conversation's
+// last user message: the same sample always gets the same reply, whatever
+// order the requests come in, so two runs must give the same outcomes.
 import http from "node:http";
+import zlib from "node:zlib";
 
 const delayMs = Number(process.argv[2] ?? 0.05) * 1000;
+const option = (name, fallback) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? Number(process.argv[at + 1]) : fallback;
+};
+const misbehave = option("--misbehave", 0);
+const seed = option("--seed", 1);
 let ids = 0;
+
+// FNV-1a, 32 bits
+function hash(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+const BOMB = misbehave ? Buffer.concat(Array(64).fill(zlib.gzipSync(Buffer.alloc(16 << 20)))) : null; // 1 GiB, inflated
+const HUGE = misbehave ? Buffer.from(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "z".repeat(20 << 20) } }] })) : null;
+
+function completion(model, content) {
+  const tokens = Math.max(1, Math.floor(content.length / 4));
+  return {
+    id: `chatcmpl-${++ids}`,
+    object: "chat.completion",
+    created: 0,
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+    usage: { prompt_tokens: tokens, completion_tokens: tokens, total_tokens: 2 * tokens },
+  };
+}
+
+function raw(res, status, body, headers = {}) {
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+// name → how to answer (the outcome bench/resilience.py expects is the record's)
+const MISBEHAVIOURS = {
+  "invalid-json": (res) => raw(res, 200, '{"choices": [{"message": '),
+  html: (res) => raw(res, 502, "<html><body><h1>502 Bad Gateway</h1></body></html>", { "content-type": "text/html" }),
+  "empty-choices": (res, model, content) => raw(res, 200, JSON.stringify({ ...completion(model, content), choices: [] })),
+  "http-401": (res) => raw(res, 401, JSON.stringify({ error: { message: "invalid key", type: "auth" } })),
+  "http-503": (res) => raw(res, 503, JSON.stringify({ error: { message: "overloaded", type: "server" } })),
+  reset: (res) => {
+    res.socket.resetAndDestroy();
+  },
+  truncated: (res, model, content) => {
+    const body = JSON.stringify(completion(model, content));
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.write(body.slice(0, 20));
+    res.socket.destroy();
+  },
+  // JSON.stringify writes the lone surrogate as the escape \ud800, as servers that cut a pair do
+  surrogate: (res, model, content) => raw(res, 200, JSON.stringify(completion(model, `${content}\ud800`))),
+  "gzip-bomb": (res) => raw(res, 200, BOMB, { "content-encoding": "gzip", "content-length": BOMB.length }),
+  "huge-body": (res) => raw(res, 200, HUGE),
+};
+const KINDS = Object.keys(MISBEHAVIOURS);
+
+// The misbehaviour a conversation gets (null: a good reply).
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null; // that kind for every misbehaving reply (profiling)
+export function misbehaviourOf(content) {
+  if (!misbehave) return null;
+  const h = hash(`${seed}:${content}`);
+  return (h % 10_000) / 10_000 < misbehave ? (only ?? KINDS[(h >>> 16) % KINDS.length]) : null;
+}
 
 function text(content) {
   if (typeof content === "string") return content;
@@ -43,19 +117,8 @@ const server = http.createServer((req, res) => {
       return send(res, 400, { error: { message: "the body is not JSON", type: "invalid_request_error" } });
     }
     const content = lastUserText(Array.isArray(body.messages) ? body.messages : []);
-    const tokens = Math.max(1, Math.floor(content.length / 4));
-    setTimeout(
-      () =>
-        send(res, 200, {
-          id: `chatcmpl-${++ids}`,
-          object: "chat.completion",
-          created: 0,
-          model: body.model,
-          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-          usage: { prompt_tokens: tokens, completion_tokens: tokens, total_tokens: 2 * tokens },
-        }),
-      delayMs,
-    );
+    const odd = misbehaviourOf(content);
+    setTimeout(() => (odd ? MISBEHAVIOURS[odd](res, body.model, content) : send(res, 200, completion(body.model, content))), delayMs);
   });
 });
 server.keepAliveTimeout = 60_000;

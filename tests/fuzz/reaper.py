@@ -7,14 +7,17 @@ so every process the command starts that outlives its parent is reparented
 here instead of to init. After the command exits (or is killed at TIMEOUT
 seconds: a hang), whatever is still here was left behind by it: each such
 process is recorded, then killed and reaped. REPORT.json gets
-{ returncode, hung, seconds, leftover: [{ pid, state, cmdline }] }; the
-command's stdout and stderr pass through."""
+{ returncode, hung, seconds, leftover: [{ pid, state, cmdline }],
+maxRssKiB } (the peak resident memory of the largest process of the
+command's tree, itself included, that was waited for); the command's stdout
+and stderr pass through."""
 
 from __future__ import annotations
 
 import ctypes
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -90,7 +93,15 @@ def main() -> int:
         if pid == 0:
             time.sleep(0.01)
     Path(report).write_text(
-        json.dumps({"returncode": proc.returncode, "hung": hung, "seconds": seconds, "leftover": leftover})
+        json.dumps(
+            {
+                "returncode": proc.returncode,
+                "hung": hung,
+                "seconds": seconds,
+                "leftover": leftover,
+                "maxRssKiB": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+            }
+        )
     )
     return 0
 

@@ -102,8 +102,9 @@ def test_unfinished_and_stale_runs(good, tb, tmp_path):
     (run / "run.json").write_bytes(orjson.dumps(meta))
     _check(tb, run, good, tmp_path, "run-unfinished", "--resume")
     run = _broken(good, tmp_path, "stale")
-    with (run / "responses.jsonl").open("ab") as log:
-        log.write(orjson.dumps({"caseId": "alpha.1", "repeat": 1, "output": "late"}) + b"\n")
+    first = orjson.loads((run / "responses.jsonl").read_bytes().splitlines()[0])
+    with (run / "responses.jsonl").open("ab") as log:  # a whole record, of a sample never graded
+        log.write(orjson.dumps({**first, "caseId": "alpha.1", "repeat": 1, "output": "late"}) + b"\n")
     _check(tb, run, good, tmp_path, "run-stale-results", "alpha.1")
 
 

@@ -58,6 +58,8 @@ def test_run_directory_format(built, server, cli, tmp_path):
         "toolTimeout": 30.0,
         "retries": 6,
         "concurrency": 16,
+        "maxResponseBytes": 1048576,
+        "maxToolResultBytes": 1048576,
     }
     assert meta["filters"] == {"eval": ["plain"], "case": [], "limit": None} and meta["repeat"] == 1
     assert meta["startedAt"] <= meta["finishedAt"] and meta["trunchbull"]
@@ -80,8 +82,9 @@ def test_run_directory_format(built, server, cli, tmp_path):
         "cached",
         "error",
         "cost",
+        "repaired",
     }
-    assert records[0]["cost"] is None  # no price for this model: unknown, not 0
+    assert records[0]["cost"] is None and records[0]["repaired"] is None  # no price for this model: unknown, not 0
     results = read_jsonl(out / "results.jsonl")
     assert [r["caseId"] for r in results] == ["plain.one", "plain.two", "plain.three", "plain.four"]  # release order
     summary = orjson.loads((out / "summary.json").read_bytes())

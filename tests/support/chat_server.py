@@ -13,6 +13,14 @@ times first (429 with retry-after, 500, 400, a delay, a dropped connection).
 Without a script, the reply echoes the last user message, after
 `default_delay` seconds. Every request is recorded (path, headers, JSON body).
 
+A reply may also misbehave the ways real servers and gateways do (`Reply`'s
+last fields): a body sent as given bytes (invalid JSON, an HTML error page,
+a lone surrogate escape, bytes that are not UTF-8, a very large body), a
+body cut off before its announced length, a gzip body that expands to far
+more than it weighs, a connection reset (RST), tool-call arguments given as
+raw text (unparsable, nested 20,000 deep) or as an object where the
+protocol wants a string.
+
 In a test: `with ChatServer() as server: … server.url …` (an asyncio loop on
 a thread). For a benchmark: `python tests/support/chat_server.py --delay 0.05`
 prints its base URL and serves until killed.
@@ -21,8 +29,12 @@ prints its base URL and serves until killed.
 from __future__ import annotations
 
 import asyncio
+import functools
+import gzip
 import itertools
 import json
+import socket
+import struct
 import threading
 import time
 from dataclasses import dataclass, field
@@ -36,7 +48,7 @@ class Reply:
     """One answer of the server: text and/or tool calls, or an HTTP error."""
 
     content: str | None = None
-    tool_calls: list[tuple[str, dict]] = field(default_factory=list)
+    tool_calls: list[tuple[str, dict | str]] = field(default_factory=list)
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     error_body: dict | None = None
@@ -45,6 +57,21 @@ class Reply:
     usage: tuple[int, int] | None = None  # (input, output) tokens
     drop: bool = False  # close the connection without answering
     hold: threading.Event | None = None  # answered only once this is set (a test decides when)
+    reset: bool = False  # reset the connection (RST) without answering
+    raw: bytes | None = None  # the body, as these bytes (content-type JSON), instead of the protocol's shape
+    truncate: int | None = None  # announce the body's length, send only this many bytes of it, close
+    gzip_bomb: int | None = None  # a gzip body (content-encoding gzip) that expands to this many zero bytes
+    arguments_as_object: bool = False  # OpenAI tool calls' arguments as a JSON object instead of a string
+
+
+@functools.lru_cache(maxsize=4)
+def gzip_bomb(expanded: int) -> bytes:
+    """A gzip stream of `expanded` zero bytes: one 16 MiB member, repeated
+    (a gzip file may hold many members; decoders expand them all)."""
+    member_size = 16 << 20
+    member = gzip.compress(bytes(member_size), compresslevel=9, mtime=0)
+    whole, rest = divmod(expanded, member_size)
+    return member * whole + (gzip.compress(bytes(rest), mtime=0) if rest else b"")
 
 
 Step = Reply | list[Reply]  # a list: the step's replies to successive attempts (the last one repeats)
@@ -193,11 +220,42 @@ class ChatServer:
         if reply.drop and request.transport is not None:
             request.transport.abort()  # the connection ends without an answer
             return web.Response(status=500)
+        if reply.reset and request.transport is not None:
+            sock = request.transport.get_extra_info("socket")
+            if sock is not None:  # SO_LINGER 0: closing sends RST, not FIN
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            request.transport.abort()
+            return web.Response(status=500)
+        if reply.raw is not None or reply.truncate is not None or reply.gzip_bomb is not None:
+            return await self._send_bytes(request, reply, body, last_user, shape)
         if reply.status != 200:
             error = reply.error_body or {"error": {"message": f"scripted HTTP {reply.status}", "type": "scripted"}}
             return web.json_response(error, status=reply.status, headers=reply.headers)
         usage = reply.usage or (max(1, len(last_user) // 4), max(1, len(reply.content or "") // 4))
         return web.json_response(shape(reply, body, usage), headers=reply.headers)
+
+    async def _send_bytes(
+        self, request: web.Request, reply: Reply, body: dict, last_user: str, shape
+    ) -> web.StreamResponse:
+        """A reply whose bytes are the test's, not the protocol's."""
+        headers = {"content-type": "application/json", **reply.headers}
+        if reply.gzip_bomb is not None:
+            payload = await asyncio.get_running_loop().run_in_executor(None, gzip_bomb, reply.gzip_bomb)
+            headers["content-encoding"] = "gzip"
+        elif reply.raw is not None:
+            payload = reply.raw
+        else:
+            usage = reply.usage or (1, 1)
+            payload = json.dumps(shape(reply, body, usage)).encode()
+        if reply.truncate is None:
+            return web.Response(body=payload, status=reply.status, headers=headers)
+        response = web.StreamResponse(status=reply.status, headers=headers)
+        response.content_length = len(payload)
+        await response.prepare(request)
+        await response.write(payload[: reply.truncate])
+        if request.transport is not None:
+            request.transport.close()  # the rest never comes
+        return response
 
     def _openai(self, reply: Reply, body: dict, usage: tuple[int, int]) -> dict:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
@@ -206,7 +264,11 @@ class ChatServer:
                 {
                     "id": f"call_{next(self._ids)}",
                     "type": "function",
-                    "function": {"name": name, "arguments": json.dumps(args)},
+                    "function": {
+                        "name": name,
+                        # a str: the arguments' text as given (unparsable, nested deeper than json.dumps goes)
+                        "arguments": args if isinstance(args, str) or reply.arguments_as_object else json.dumps(args),
+                    },
                 }
                 for name, args in reply.tool_calls
             ]

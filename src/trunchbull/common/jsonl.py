@@ -12,6 +12,11 @@ line can be hostile reported against its line number:
   * a torn last line: the file does not end with a newline and its last
     line is not complete JSON (a crash mid-write).
 
+Text that JSON can hold but UTF-8 cannot is repaired, not refused: a lone
+UTF-16 surrogate escape (`"\\ud800"`, written by JavaScript's JSON.stringify
+for a string cut inside a pair; orjson rejects it) becomes U+FFFD, as does a
+byte sequence that is not UTF-8 (`loads_repairing`).
+
 Duplicate keys are found without a second parse in the common case: the
 colons of a line are either member separators or inside strings, so a line
 with as many colons as orjson's re-encoding of it (which writes each member
@@ -23,6 +28,7 @@ brackets than the depth limit."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -61,6 +67,42 @@ def _shape(value: object) -> tuple[int, int, int]:
     return members, colons, depth
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _well_formed(value: object) -> object:
+    """`value` with every lone surrogate of its strings and keys replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_well_formed(item) for item in value]
+    if isinstance(value, dict):
+        return {_well_formed(key): _well_formed(item) for key, item in value.items()}
+    return value
+
+
+def loads_repairing(raw: bytes) -> tuple[object, bool]:
+    """(value, repaired): orjson's parse, or, for a line orjson refuses only
+    because of its text (a lone surrogate escape, bytes that are not UTF-8),
+    the standard library's with that text made U+FFFD. Raises
+    orjson.JSONDecodeError (orjson's own error) for anything else."""
+    try:
+        return orjson.loads(raw), False
+    except orjson.JSONDecodeError as err:
+        if b"\\u" not in raw and raw.isascii():
+            raise
+        error = err
+    try:
+        value = json.loads(raw.decode("utf-8", "replace"), parse_constant=_no_constant)
+        return _well_formed(value), True
+    except (ValueError, RecursionError):
+        raise error from None
+
+
 class _Duplicate(Exception):
     pass
 
@@ -84,12 +126,29 @@ def _duplicate_key(raw: bytes) -> str | None:
     return None
 
 
+def _unparsable(raw: bytes, number: int, err: orjson.JSONDecodeError, last: bool) -> LineProblem | None:
+    """What is wrong with a line no parse accepts (None: a blank line)."""
+    if not raw.strip():
+        return None
+    if last:
+        return LineProblem(
+            number,
+            err.colno,
+            f"the last line is cut off (no newline at the end and not complete JSON: {err.msg})",
+            torn=True,
+        )
+    if b"NaN" in raw or b"Infinity" in raw:
+        return LineProblem(number, err.colno, f"invalid JSON: {err.msg} (NaN and Infinity are not JSON)")
+    return LineProblem(number, err.colno, f"invalid JSON: {err.msg}")
+
+
 def read_lines(data: bytes) -> Iterator[tuple[int, object, LineProblem | None]]:
     """(line number, parsed value or None, problem or None) for every
     non-blank line of `data` (a leading UTF-8 BOM is skipped)."""
     start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     number = 0
     loads, dumps = orjson.loads, orjson.dumps
+    repairing = loads_repairing
     size = len(data)
     while start < size:
         end = data.find(b"\n", start)
@@ -109,29 +168,14 @@ def read_lines(data: bytes) -> Iterator[tuple[int, object, LineProblem | None]]:
         raw = data[first:end]  # (orjson parses bytes ~2x faster than a memoryview; one line is copied at a time)
         try:
             value = loads(raw)
-        except orjson.JSONDecodeError as err:
-            if not raw.strip():
+        except orjson.JSONDecodeError:
+            try:
+                value, _ = repairing(raw)
+            except orjson.JSONDecodeError as err:
+                problem = _unparsable(raw, number, err, last)
+                if problem is not None:
+                    yield number, None, problem
                 continue
-            if last:
-                yield (
-                    number,
-                    None,
-                    LineProblem(
-                        number,
-                        err.colno,
-                        "the last line is cut off (no newline at the end " f"and not complete JSON: {err.msg})",
-                        torn=True,
-                    ),
-                )
-            elif b"NaN" in raw or b"Infinity" in raw:
-                yield (
-                    number,
-                    None,
-                    LineProblem(number, err.colno, f"invalid JSON: {err.msg} (NaN and Infinity are not JSON)"),
-                )
-            else:
-                yield number, None, LineProblem(number, err.colno, f"invalid JSON: {err.msg}")
-            continue
         kind = type(value)
         if kind is dict or kind is list:
             # Deeper than MAX_DEPTH needs more than MAX_DEPTH brackets: only then is the value walked.

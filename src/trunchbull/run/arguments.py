@@ -46,6 +46,20 @@ def add_run_parser(commands) -> None:
         "--retries", type=int, metavar="N", help="retries of 429/408/409/5xx/connection errors (default 6)"
     )
     limits.add_argument("-j", "--concurrency", type=int, metavar="N", help="samples in flight (default 16)")
+    limits.add_argument(
+        "--max-response-bytes",
+        type=int,
+        metavar="N",
+        help="a model's text (and a tool call's arguments) per step, in UTF-8 bytes; longer text is cut "
+        "with a marker, larger arguments are a tool error (default 1048576)",
+    )
+    limits.add_argument(
+        "--max-tool-result-bytes",
+        type=int,
+        metavar="N",
+        help="a tool result's JSON, in bytes; a larger one is cut with a marker, for the model and the record "
+        "(default 1048576)",
+    )
     select = run.add_argument_group("which samples")
     select.add_argument("--eval", action="append", metavar="ID", help="only this eval (repeatable)")
     select.add_argument("--case", action="append", metavar="GLOB", help="only case IDs matching GLOB (repeatable)")

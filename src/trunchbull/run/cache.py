@@ -12,6 +12,7 @@ from pathlib import Path
 
 import orjson
 
+from trunchbull.common.jsonl import loads_repairing
 from trunchbull.node.toolchain import cache_root
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID"
@@ -63,7 +64,10 @@ class ResponseCache:
 def as_cached(record: bytes, case_id: str, repeat: int) -> bytes:
     """A stored record as this sample's: its case and repeat, `cached: true`
     (another case with the same prompt, tools and settings shares the entry)."""
-    row = orjson.loads(record)
+    row, repaired = loads_repairing(record)  # an entry stored before records were kept valid may need it
+    assert type(row) is dict  # only records are stored
+    if repaired:
+        row["repaired"] = sorted({*(row.get("repaired") or []), "unencodable-text"})
     row["caseId"] = case_id
     row["repeat"] = repeat
     row["cached"] = True

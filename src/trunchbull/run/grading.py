@@ -4,6 +4,7 @@ grader as `trunchbull grade`."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import orjson
@@ -53,18 +54,21 @@ class RunGrading:
         self.pending: list[tuple[int, ToGrade]] = []
         self.unreadable = False  # a record that does not parse: the log's own reader says what is wrong
 
-    def add(self, sample: Sample, record: bytes) -> None:
+    def add(self, sample: Sample, record: bytes, row: dict | None = None) -> None:
+        """A record as logged (`row`: its parsed value, when the caller has it)."""
         key = (sample.case_id, sample.repeat)
-        if not self.as_recorded:
+        if row is None and not self.as_recorded:
             self.written[key] = record
             return
-        try:
-            row = orjson.loads(record)
-        except orjson.JSONDecodeError:
-            self.unreadable = True
-            return
+        if row is None:
+            try:
+                row = orjson.loads(record)
+            except orjson.JSONDecodeError:
+                self.unreadable = True
+                return
         self.records[key] = row
-        self.pending.append((sample.k, _graded_sample(sample, row)))
+        if self.as_recorded:
+            self.pending.append((sample.k, _graded_sample(sample, row)))
 
     def grade_some(self) -> None:
         if len(self.pending) >= self.BATCH:
@@ -81,7 +85,10 @@ class RunGrading:
         except orjson.JSONDecodeError:
             self.unreadable = True
         if self.unreadable:
-            records = read_records(self.log_path).records  # raises, saying what is wrong with the log
+            recorded = read_records(self.log_path)
+            for damage in recorded.damaged:  # its sample is graded `error`: no record
+                print(f"trunchbull: warning: {damage.describe(self.log_path)}", file=sys.stderr)
+            records = recorded.records
             grader = Grader(grader.release, grader.missing_message)
         else:
             grader.add(self.pending)

@@ -24,6 +24,8 @@ SETTING_FLAGS = {
     "toolTimeout": ("--tool-timeout", "tool_timeout"),
     "retries": ("--retries", "retries"),
     "concurrency": ("-j/--concurrency", "concurrency"),
+    "maxResponseBytes": ("--max-response-bytes", "max_response_bytes"),
+    "maxToolResultBytes": ("--max-tool-result-bytes", "max_tool_result_bytes"),
 }
 
 

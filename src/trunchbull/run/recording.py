@@ -1,6 +1,7 @@
 """Recording a run's samples (SPEC §8.3, §8.4): cached samples first, then
-each finished one as its worker reports it, appended to the log (one line,
-secrets scrubbed), stored in the response cache and handed to grading."""
+each finished one as its worker reports it, checked (rundir/repair.py: one
+valid line whatever the worker sent), appended to the log (secrets
+scrubbed), stored in the response cache and handed to grading."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from trunchbull.run.samples import Sample
 from trunchbull.run.workers import WorkerPool
 from trunchbull.rundir.layout import RESPONSES
 from trunchbull.rundir.log import RecordLog
+from trunchbull.rundir.repair import checked_record, with_earlier_attempts
 
 CACHE_FLUSH_S = 1.0
 
@@ -48,11 +50,18 @@ def record_samples(
     def on_record(sample: Sample, kind: str | None, record: bytes) -> None:
         if secret_bytes and secret_bytes in record:
             record = record.replace(secret_bytes, b"[redacted]")
+        record, row = checked_record(record, sample.case_id, sample.repeat)
+        earlier = pool.earlier_calls.pop(sample.k, 0) if pool is not None else 0
+        if earlier:  # calls made on a worker that was replaced count too
+            record = with_earlier_attempts(row, earlier)
+        if row["error"] is not None:
+            kind = row["error"]["kind"]
         log.append(record + b"\n")
-        grading.add(sample, record)
+        grading.add(sample, record, row)
         if budget is not None:
             budget.settle(sample, record)
-        if kind is None and cache is not None and sample.key is not None:
+        if kind is None and cache is not None and sample.key is not None and not row.get("repaired"):
+            # (a sample cut to this run's limits is not what another run would get)
             cache.put(sample.key, record)
             now = time.monotonic()
             if now - flushed[0] >= CACHE_FLUSH_S:

@@ -12,7 +12,7 @@ from trunchbull.common.diagnostics import UsageError
 from trunchbull.release.loaded import LoadedRelease
 from trunchbull.run.samples import Sample
 from trunchbull.rundir.layout import RESPONSES, RUN_JSON, is_non_empty_dir
-from trunchbull.rundir.log import drop_error_records, read_records
+from trunchbull.rundir.log import drop_damaged_lines, drop_error_records, read_records
 from trunchbull.rundir.run_json import is_run, read_run_json
 
 
@@ -67,6 +67,9 @@ def reconcile(run_dir: Path, samples: list[Sample], resuming: bool, rerun_errors
             "it holds one line per sample",
             file=sys.stderr,
         )
+    for damage in recorded.damaged:
+        print(f"trunchbull: warning: {damage.describe(log_path)}; its sample runs again", file=sys.stderr)
+    drop_damaged_lines(log_path, recorded)
     rerun = drop_error_records(log_path, recorded) if rerun_errors else 0
     done = recorded.records
     return Reconciled(done, [s for s in samples if (s.case_id, s.repeat) not in done], rerun)

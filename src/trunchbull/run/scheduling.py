@@ -65,6 +65,7 @@ class Worker:
     waiting: deque[int] = field(default_factory=deque)  # of those, the ones not started yet (oldest first)
     asked_back: set[int] = field(default_factory=set)  # of those, the ones asked back
     open_tools: dict[tuple[int, int], float] = field(default_factory=dict)
+    calls: dict[int, int] = field(default_factory=dict)  # provider requests sent, by sample in flight
     outbox: bytearray = field(default_factory=bytearray)
     inbox: bytes = b""
 
@@ -95,6 +96,7 @@ class Worker:
         item = self.inflight.pop(k, None)
         if item is None:
             return None
+        self.calls.pop(k, None)  # its record counts them
         self.asked_back.discard(k)
         if k in self.waiting:  # not started, as far as this side knew
             self.waiting.remove(k)

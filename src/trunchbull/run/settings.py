@@ -9,7 +9,17 @@ from typing import Any
 
 from trunchbull.common.diagnostics import UsageError
 
-DEFAULTS: dict[str, Any] = {"maxSteps": 8, "timeout": 300.0, "toolTimeout": 30.0, "retries": 6, "concurrency": 16}
+DEFAULTS: dict[str, Any] = {
+    "maxSteps": 8,
+    "timeout": 300.0,
+    "toolTimeout": 30.0,
+    "retries": 6,
+    "concurrency": 16,
+    "maxResponseBytes": 1 << 20,
+    "maxToolResultBytes": 1 << 20,
+}
+# The least either byte limit may be: room for a marker saying what was cut.
+MIN_LIMIT_BYTES = 1024
 # Settings that only decide how fast a run goes, not what a sample is: they
 # may differ on --resume.
 SCHEDULING_ONLY = ("concurrency",)
@@ -26,6 +36,8 @@ class RunSettings:
     toolTimeout: float = DEFAULTS["toolTimeout"]
     retries: int = DEFAULTS["retries"]
     concurrency: int = DEFAULTS["concurrency"]
+    maxResponseBytes: int = DEFAULTS["maxResponseBytes"]  # a model's text (and tool-call arguments) per step
+    maxToolResultBytes: int = DEFAULTS["maxToolResultBytes"]  # one tool result's JSON
 
     def __post_init__(self) -> None:
         checks = [
@@ -37,6 +49,13 @@ class RunSettings:
             ("toolTimeout", "--tool-timeout", lambda v: v > 0, "a number of seconds > 0"),
             ("retries", "--retries", lambda v: v >= 0, "an integer ≥ 0"),
             ("concurrency", "-j/--concurrency", lambda v: v >= 1, "an integer ≥ 1"),
+            ("maxResponseBytes", "--max-response-bytes", lambda v: MIN_LIMIT_BYTES <= v < 1 << 30, "1024 to 2^30 − 1"),
+            (
+                "maxToolResultBytes",
+                "--max-tool-result-bytes",
+                lambda v: MIN_LIMIT_BYTES <= v < 1 << 30,
+                "1024 to 2^30 − 1",
+            ),
         ]
         for name, flag, ok, what in checks:
             value = getattr(self, name)

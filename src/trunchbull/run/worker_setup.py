@@ -16,6 +16,15 @@ from trunchbull.run.options import RunOptions
 from trunchbull.run.sdk_bundle import sdk_bundle
 from trunchbull.run.scheduling import local_model_plan, worker_count
 from trunchbull.run.workers import WorkerPool, WorkerSetupError
+from trunchbull.rundir.schema import MAX_RECORD_BYTES
+
+REPLY_LIMIT_BYTES = 16 << 20  # one HTTP reply, decoded (js/run/http.mjs): past it, `response-too-large`
+
+
+def reply_limit(max_response_bytes: int) -> int:
+    """The most bytes one reply may have: 16 MiB, or room for a model text
+    at its limit written as JSON escapes (up to 6 bytes a byte) if that is more."""
+    return max(REPLY_LIMIT_BYTES, 6 * max_response_bytes + (1 << 20))
 
 
 def describe_model(pool: WorkerPool, identity: dict) -> dict | None:
@@ -92,6 +101,10 @@ def spawn_pool(
         "timeoutMs": int(settings.timeout * 1000),
         "toolTimeoutMs": int(settings.toolTimeout * 1000),
         "retries": settings.retries,
+        "maxRecordBytes": MAX_RECORD_BYTES,
+        "maxResponseBytes": settings.maxResponseBytes,
+        "maxToolResultBytes": settings.maxToolResultBytes,
+        "maxReplyBytes": reply_limit(settings.maxResponseBytes),
         "tools": tools,
         "prices": prices,
     }

@@ -27,6 +27,11 @@ the clock:
   again. The samples that had a tool call running (or, with none, all that
   were in flight) are suspects; a sample suspected twice ends as
   `worker-crash`.
+
+A sample sent again is charged for what it cost before: the worker says
+`c <TAB> k` for each provider request of sample k, and the requests made on
+a worker that was replaced are added to the `attempts` of the sample's
+record (`earlier_calls`).
 """
 
 from __future__ import annotations
@@ -68,8 +73,11 @@ class WorkerSetupError(Exception):
     """The model could not be made (reported by a worker before any call)."""
 
 
-def _error_record(sample: Sample, kind: str, message: str, elapsed_s: float) -> bytes:
-    return orjson.dumps(error_record(sample.case_id, sample.repeat, kind, message, elapsed_s))
+def _error_record(sample: Sample, kind: str, message: str, elapsed_s: float, calls: int = 0) -> bytes:
+    """`calls`: the provider requests the sample made before it ended so (its attempts, at least 1)."""
+    record = error_record(sample.case_id, sample.repeat, kind, message, elapsed_s)
+    record["attempts"] = max(1, calls)
+    return orjson.dumps(record)
 
 
 class WorkerPool:
@@ -108,6 +116,7 @@ class WorkerPool:
         self.warnings: list[str] = []
         self.workers: list[Worker] = []
         self.replaced = 0
+        self.earlier_calls: dict[int, int] = {}  # sample k → requests made on workers since replaced
 
     # ------------------------------------------------------------------ processes
 
@@ -283,6 +292,10 @@ class WorkerPool:
         back: list[InFlight] = []
         for line in lines:
             tag, _, rest = line.partition(b"\t")
+            if tag == b"c":
+                if rest.isdigit() and (k := int(rest)) in worker.inflight:
+                    worker.calls[k] = worker.calls.get(k, 0) + 1
+                continue
             parts = rest.split(b"\t", 2 if tag == b"r" else 1)
             if tag in (b"r", b"s", b"e") and (
                 len(parts) != (3 if tag == b"r" else 2)
@@ -323,6 +336,12 @@ class WorkerPool:
                 raise WorkerSetupError(orjson.loads(rest))
         return back
 
+    def _carry_calls(self, worker: Worker) -> None:
+        """The requests its samples made, kept for their next attempt (the worker is going)."""
+        for k, calls in worker.calls.items():
+            self.earlier_calls[k] = self.earlier_calls.get(k, 0) + calls
+        worker.calls.clear()
+
     def _replace(self, worker: Worker) -> Worker:
         worker.kill()
         self.replaced += 1
@@ -346,6 +365,7 @@ class WorkerPool:
         # The samples with a tool call running when the process died are the
         # suspects; with none, every sample in flight is.
         suspects = {k for k, _n in worker.open_tools} & set(worker.inflight) or worker.running()
+        self._carry_calls(worker)
         for k, item in worker.inflight.items():
             if k in suspects:
                 item.crashes += 1
@@ -359,6 +379,7 @@ class WorkerPool:
                         "worker-crash",
                         message + (f"; its last output:\n{tail}" if tail else ""),
                         now - item.sent,
+                        self.earlier_calls.pop(k, 0),
                     ),
                 )
             else:
@@ -391,9 +412,11 @@ class WorkerPool:
             if culprit is None:
                 continue
             item = worker.inflight.pop(culprit)
+            self._carry_calls(worker)
             if on_record is not None:
                 assert kind is not None and message is not None  # set with the culprit
-                on_record(item.sample, kind, _error_record(item.sample, kind, message, now - item.sent))
+                calls = self.earlier_calls.pop(culprit, 0)
+                on_record(item.sample, kind, _error_record(item.sample, kind, message, now - item.sent, calls))
             requeue.extend(worker.inflight.values())
             self._replace(worker)
         return requeue

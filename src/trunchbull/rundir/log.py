@@ -5,14 +5,22 @@ that complete together go out in one `write()` on a file opened with
 O_APPEND), fsynced at least once a second (on another thread) and at exit. Resume reads the log back, drops a torn last line (a
 crash mid-write), and never rewrites what was recorded, except that
 `--rerun-errors` replaces the file, atomically, with its lines that have no
-error. results.jsonl, summary.json and the report are derived from the log.
+error, and that a damaged line (below) is taken out the same way, so that
+its sample runs again. results.jsonl, summary.json and the report are
+derived from the log.
+
+A damaged line (not JSON, not a record: changed by hand, or by a disk) never
+makes the rest of the log unreadable: it is left out of the records and
+reported with its line number (and its sample, when its start still names
+one), and its sample counts as not recorded.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
@@ -21,8 +29,26 @@ from trunchbull.common.diagnostics import UsageError
 from trunchbull.common.files import write_atomic
 from trunchbull.common.jsonl import read_lines
 from trunchbull.common.userfiles import MISSING, FileProblem, read_file
+from trunchbull.rundir.schema import record_problem
 
 SYNC_INTERVAL_S = 1.0
+
+
+# How every record begins (the worker and rundir/schema.py both write caseId, then repeat).
+_KEY = re.compile(rb'^\{"caseId":("(?:[^"\\]|\\.){0,4096}"),"repeat":(\d{1,9})[,}]')
+
+
+@dataclass(frozen=True)
+class Damage:
+    """A line of the log that is not a record."""
+
+    line: int
+    message: str
+    key: tuple[str, int] | None  # the sample its start names, if it still does
+
+    def describe(self, path: Path) -> str:
+        sample = f" (case {self.key[0]!r} repeat {self.key[1]})" if self.key else ""
+        return f"{path}:{self.line}: a damaged record{sample} was left out: {self.message}"
 
 
 @dataclass
@@ -32,6 +58,18 @@ class RecordedRun:
     records: dict[tuple[str, int], dict]
     torn: bool = False  # a torn last line was dropped
     duplicates: int = 0  # later lines for a sample already recorded (ignored)
+    damaged: list[Damage] = field(default_factory=list)  # lines that are not records, left out
+
+
+def _named_sample(raw: bytes) -> tuple[str, int] | None:
+    match = _KEY.match(raw)
+    if match is None:
+        return None
+    try:
+        case_id = orjson.loads(match.group(1))
+    except orjson.JSONDecodeError:
+        return None
+    return (case_id, int(match.group(2))) if type(case_id) is str else None
 
 
 def read_records(path: Path, drop_torn: bool = False) -> RecordedRun:
@@ -50,21 +88,31 @@ def read_records(path: Path, drop_torn: bool = False) -> RecordedRun:
         os.truncate(path, end)
     records: dict[tuple[str, int], dict] = {}
     duplicates = 0
+    problems: list[tuple[int, str]] = []
     # The same defensive reader as grade's (jsonl.py); the torn last line is left out.
     for number, row, line_problem in read_lines(data[:end] if torn else data):
-        if line_problem is not None:
-            raise UsageError(
-                f"{path}:{number}: not a record ({line_problem.message}); "
-                "the log was changed by hand, or by something other than trunchbull"
-            )
-        if type(row) is not dict or type(row.get("caseId")) is not str or type(row.get("repeat")) is not int:
-            raise UsageError(f"{path}:{number}: not a record (needs a string caseId and an integer repeat)")
+        wrong = line_problem.message if line_problem is not None else record_problem(row)
+        if wrong is not None:
+            problems.append((number, wrong))
+            continue
+        assert type(row) is dict  # record_problem checked it
         key = (row["caseId"], row["repeat"])
         if key in records:
             duplicates += 1
             continue
         records[key] = row
-    return RecordedRun(records, torn, duplicates)
+    damaged: list[Damage] = []
+    if problems:  # rare: the lines are cut out once
+        lines = data.split(b"\n")
+        damaged = [Damage(number, problem, _named_sample(lines[number - 1])) for number, problem in problems]
+    return RecordedRun(records, torn, duplicates, damaged)
+
+
+def drop_damaged_lines(path: Path, run: RecordedRun) -> None:
+    """--resume: replace the log, atomically, with its records only (the
+    damaged lines out), so that their samples run again."""
+    if run.damaged:
+        write_atomic(path, b"".join(orjson.dumps(row) + b"\n" for row in run.records.values()))
 
 
 def drop_error_records(path: Path, run: RecordedRun) -> int:

@@ -3,10 +3,13 @@ exports: run.json, summary.json, results.jsonl and responses.jsonl, checked
 against each other. Anything that makes the directory unusable — a missing
 file, a torn or invalid line, results of another release, results that do not
 match the log — is a UsageError (exit 2) naming the file, the line, the rule
-and what to do. Nothing here renders anything."""
+and what to do. A damaged line of the log is not: it is left out, with a
+warning on stderr naming its line (rundir/log.py), and the rest is read.
+Nothing here renders anything."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +21,7 @@ from trunchbull.rundir.layout import RESPONSES, RESULTS, RUN_JSON, SUMMARY
 from trunchbull.rundir.log import read_records
 from trunchbull.rundir.results import is_result
 from trunchbull.rundir.run_json import is_run, read_run_json
+from trunchbull.rundir.schema import record_problem
 
 
 @dataclass
@@ -80,14 +84,15 @@ def read_run_dir(path: Path) -> RunDirectory:
             "the run's record log is missing",
             "a run directory holds run.json, responses.jsonl, results.jsonl and summary.json",
         )
-    records = _read_log(log, path)
-    _check_results_match_records(path, results, records)
+    records, damaged = _read_log(log, path)
+    _check_results_match_records(path, results, records, damaged)
     return RunDirectory(path, meta, summary, results, records)
 
 
-def _read_log(log: Path, run_dir: Path) -> dict[tuple[str, int], dict]:
-    """The records by (case ID, repeat): one parse of the whole file; the
-    run's own reader (records.py) only to say what is wrong with it."""
+def _read_log(log: Path, run_dir: Path) -> tuple[dict[tuple[str, int], dict], list[tuple[str, int] | None]]:
+    """The records by (case ID, repeat), and the samples of damaged lines
+    (None for one that names none): one parse of the whole file; the run's
+    own reader (log.py) when that fails, to leave out what is damaged."""
     try:
         data = log.read_bytes()
     except OSError as err:
@@ -107,18 +112,20 @@ def _read_log(log: Path, run_dir: Path) -> dict[tuple[str, int], dict]:
     records: dict[tuple[str, int], dict] = {}
     if rows is not None:
         for row in rows:
-            if type(row) is not dict or type(row.get("caseId")) is not str or type(row.get("repeat")) is not int:
+            if record_problem(row) is not None:
                 rows = None
                 break
             records.setdefault((row["caseId"], row["repeat"]), row)
     if rows is None:
-        records = read_records(log).records  # raises the UsageError naming the line
-        counted = sum(1 for line in data.split(b"\n") if line.strip())
-    else:
-        counted = len(rows)
-    if counted != len(records):
+        recorded = read_records(log)
+        for damage in recorded.damaged:
+            print(f"trunchbull: warning: {damage.describe(log)}", file=sys.stderr)
+        if recorded.duplicates:
+            _refuse_duplicates(log, data)
+        return recorded.records, [damage.key for damage in recorded.damaged]
+    if len(rows) != len(records):
         _refuse_duplicates(log, data)
-    return records
+    return records, []
 
 
 def _refuse_duplicates(log: Path, data: bytes) -> None:
@@ -225,8 +232,13 @@ def _read_results(path: Path, digest: str) -> list[dict]:
     return rows
 
 
-def _check_results_match_records(path: Path, results: list[dict], records: dict[tuple[str, int], dict]) -> None:
+def _check_results_match_records(
+    path: Path, results: list[dict], records: dict[tuple[str, int], dict], damaged: list
+) -> None:
+    """`damaged`: the samples of the log's damaged lines (None: a line that
+    names none), whose results are kept without their records."""
     graded = set()
+    unnamed = damaged.count(None)
     for row in results:
         key = (row["caseId"], row.get("repeat", 0))
         if key in graded:
@@ -237,7 +249,10 @@ def _check_results_match_records(path: Path, results: list[dict], records: dict[
                 "re-grade the run with `--resume`",
             )
         graded.add(key)
-        if key not in records and row["outcome"] != "error":
+        if key not in records and row["outcome"] != "error" and key not in damaged:
+            if unnamed:  # perhaps the sample of a damaged line that no longer says whose it is
+                unnamed -= 1
+                continue
             raise _problem(
                 path / RESULTS,
                 "run-stale-results",

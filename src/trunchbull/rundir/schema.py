@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+from trunchbull.common.jsonl import MAX_LINE_BYTES
+
 FIELDS = (
     "caseId",  # the case's ID
     "repeat",  # 0-based repeat index
@@ -22,8 +24,32 @@ FIELDS = (
     "cached",  # replayed from the response cache
     "error",  # null, or { kind, message } for a sample that could not be completed
     "cost",  # USD at the run's price (run.json `price`), null when the price is unknown (absent in older runs)
+    "repaired",  # null, or what was changed to make the record writable: REPAIRS (absent in older runs)
 )
-OPTIONAL = ("cost",)  # fields that records of older runs may lack
+OPTIONAL = ("cost", "repaired")  # fields that records of older runs may lack
+# One limit on a record's size, for every writer (the worker is told it) and every reader (jsonl.py).
+MAX_RECORD_BYTES = MAX_LINE_BYTES
+# What `repaired` may list: each a change made to the sample's text on its way to the record.
+REPAIRS = (
+    "unencodable-text",  # text UTF-8 cannot hold (a lone UTF-16 surrogate, bytes that are not UTF-8) became U+FFFD
+    "output-truncated",  # a model output above --max-response-bytes, cut (the model saw the cut text too)
+    "tool-result-truncated",  # a tool result above --max-tool-result-bytes, cut for the model and the record
+    "too-deep",  # a value nested deeper than a record may be, replaced by a marker string
+    "record-truncated",  # a record above MAX_RECORD_BYTES: its largest parts cut
+)
+# Every error kind a record may have (docs/running.md, "Errors").
+ERROR_KINDS = (
+    "timeout",
+    "tool-timeout",
+    "tool-load",
+    "provider",
+    "connection",
+    "response-too-large",
+    "rate-limit",
+    "worker-crash",
+    "replay-missing",
+    "record",
+)
 USAGE_FIELDS = ("inputTokens", "outputTokens", "totalTokens")
 NO_USAGE = {name: None for name in USAGE_FIELDS}
 
@@ -45,6 +71,7 @@ def error_record(case_id: str, repeat: int, kind: str, message: str, elapsed_s: 
         "cached": False,
         "error": {"kind": kind, "message": message},
         "cost": None,
+        "repaired": None,
     }
 
 
@@ -67,7 +94,11 @@ def recorded_response(
         "cached": False,
         "error": None,
         "cost": None,
+        "repaired": None,
     }
+
+
+_REQUIRED = frozenset(FIELDS) - frozenset(OPTIONAL)
 
 
 def _int_or_none(value: object) -> bool:
@@ -78,14 +109,54 @@ def _number_or_none(value: object) -> bool:
     return value is None or type(value) is int or (type(value) is float and math.isfinite(value))
 
 
+_COUNT = (int, type(None))
+
+
+def _plain(row: dict) -> bool:
+    """The common shape, checked in one expression (every record the worker
+    writes without an error; ~3x faster than the checks below, which say
+    what is wrong)."""
+    get = row.get
+    usage = get("usage")
+    repeat = get("repeat")
+    steps = get("steps")
+    attempts = get("attempts")
+    latency = get("latencyMs")
+    cost = get("cost")
+    return (
+        type(get("caseId")) is str
+        and type(repeat) is int
+        and repeat >= 0
+        and type(get("output")) is str
+        and type(get("toolCalls")) is list
+        and type(get("toolResults")) is list
+        and (steps is None or type(steps) is int)
+        and (attempts is None or type(attempts) is int)
+        and type(get("finishReason")) in (str, type(None))
+        and type(usage) is dict
+        and type(usage.get("inputTokens")) in _COUNT
+        and type(usage.get("outputTokens")) in _COUNT
+        and type(usage.get("totalTokens")) in _COUNT
+        and (type(latency) is int or (type(latency) is float and math.isfinite(latency)))
+        and type(get("cached")) is bool
+        and "error" in row
+        and get("error") is None
+        and (cost is None or type(cost) is int or (type(cost) is float and math.isfinite(cost)))
+        and get("repaired") is None
+        and _REQUIRED <= row.keys()
+    )
+
+
 def record_problem(row: object) -> str | None:
     """What is wrong with a record's shape, or None."""
+    if type(row) is dict and _plain(row):
+        return None
     if type(row) is not dict:
         return "a record is a JSON object"
     if type(row.get("caseId")) is not str or type(row.get("repeat")) is not int or row["repeat"] < 0:
         return "a record needs a string caseId and a non-negative integer repeat"
-    missing = [name for name in FIELDS if name not in row and name not in OPTIONAL]
-    if missing:
+    if not _REQUIRED <= row.keys():
+        missing = [name for name in FIELDS if name not in row and name not in OPTIONAL]
         return f"a record needs the fields {', '.join(missing)}"
     if type(row["output"]) is not str:
         return "output must be a string"
@@ -107,4 +178,7 @@ def record_problem(row: object) -> str | None:
         return "error must be null or { kind, message } strings"
     if not _number_or_none(row.get("cost")):
         return "cost must be a number or null"
+    repaired = row.get("repaired")
+    if repaired is not None and (type(repaired) is not list or not all(item in REPAIRS for item in repaired)):
+        return f"repaired must be null or a list of {', '.join(REPAIRS)}"
     return None

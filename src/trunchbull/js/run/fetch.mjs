@@ -67,18 +67,22 @@ function takeSample(init) {
   return value;
 }
 
-// samples: the sample number → { retries } of the samples in progress
-export function retryingFetch(retries, samples, baseFetch = globalThis.fetch) {
+// samples: the sample number → { retries } of the samples in progress;
+// onAttempt(k): each request sent for sample k (the parent counts them, so
+// that a sample re-sent after its worker was replaced is charged for them).
+export function retryingFetch(retries, samples, baseFetch = globalThis.fetch, onAttempt = () => {}) {
   return async function fetchWithRetries(url, init) {
-    const sample = samples.get(Number(takeSample(init)));
+    const k = Number(takeSample(init));
+    const sample = samples.get(k);
     const signal = init?.signal;
     for (let attempt = 0; ; attempt++) {
       let response = null;
       let failure = null;
+      if (sample) onAttempt(k);
       try {
         response = await baseFetch(url, init);
       } catch (err) {
-        if (signal?.aborted) throw err;
+        if (signal?.aborted || err?.trunchbullKind === "response-too-large") throw err; // sent again, it is as large
         failure = err;
       }
       if (attempt >= retries || (response !== null && !retryable(response.status))) {

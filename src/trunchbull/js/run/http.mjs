@@ -16,9 +16,15 @@
 // (below) over the bytes already read, not a Response: what the providers use
 // of one (status, ok, statusText, headers, the body read through a reader or
 // as text/JSON/bytes, clone) at ~12% less of a worker's CPU per sample.
+//
+// A reply is bounded: a body (after decoding) past `limit` bytes ends the
+// request there, while it is read (a compressed body is inflated as it
+// arrives, so a gzip bomb costs at most `limit` bytes), with a
+// ResponseTooLargeError (error kind `response-too-large`); a connection that
+// fails (refused, reset, cut off mid-body) rejects with the TypeError above
+// whose cause says `connection`.
 import http from "node:http";
 import https from "node:https";
-import { promisify } from "node:util";
 import zlib from "node:zlib";
 
 // captured when the worker starts, before any user code (a tool) runs
@@ -33,12 +39,33 @@ const MODULES = { "http:": http, "https:": https };
 const NULL_BODY = new Set([204, 205, 304]);
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 20;
+const DECODED_CHUNK = 64 * 1024; // zlib's output per 'data' event (its default, 16 KiB, costs 4x the events)
 const DECODERS = {
-  gzip: promisify(zlib.gunzip),
-  "x-gzip": promisify(zlib.gunzip),
-  deflate: promisify(zlib.inflate),
-  br: promisify(zlib.brotliDecompress),
+  gzip: () => zlib.createGunzip({ chunkSize: DECODED_CHUNK }),
+  "x-gzip": () => zlib.createGunzip({ chunkSize: DECODED_CHUNK }),
+  deflate: () => zlib.createInflate({ chunkSize: DECODED_CHUNK }),
+  br: () => zlib.createBrotliDecompress({ chunkSize: DECODED_CHUNK }),
 };
+export const DEFAULT_REPLY_LIMIT = 16 << 20;
+
+// A compressed body that expands more than this many times what has arrived,
+// once past EXPANSION_FLOOR decoded bytes, is a bomb, not a reply: JSON
+// replies compress 3-20x, and inflating to the limit costs ~50 ms of CPU.
+const MAX_EXPANSION = 100;
+const EXPANSION_FLOOR = 1 << 20;
+
+export class ResponseTooLargeError extends Error {
+  constructor(limit, url, why = null) {
+    super(why ?? `the reply of ${url.origin} was larger than ${limit.toLocaleString("en")} bytes (the run's limit on one reply); it was not read further`);
+    this.name = "ResponseTooLargeError";
+    this.trunchbullKind = "response-too-large";
+  }
+}
+
+function failed(err) {
+  if (err && typeof err === "object") err.trunchbullKind ??= "connection";
+  return new TypeError("fetch failed", { cause: err });
+}
 
 // A plain object of the request's headers, without the unset ones (the
 // providers leave a header `undefined` when an option is not given).
@@ -71,32 +98,86 @@ function dropHeader(headers, name) {
   for (const key of Object.keys(headers)) if (key.toLowerCase() === name) delete headers[key];
 }
 
-// One exchange, no redirects: resolves { status, statusText, rawHeaders, body }.
-function exchange(url, method, headers, body, signal) {
+// One exchange, no redirects: resolves { status, statusText, rawHeaders,
+// body } with the body decoded (`decode`: false for a redirect or a body the
+// caller drops), or rejects once the body passes `limit` bytes.
+function exchange(url, method, headers, body, signal, limit) {
   return new Promise((resolve, reject) => {
     const request = MODULES[url.protocol].request(url, { method, headers, agent: AGENTS[url.protocol] });
+    let settled = false;
     const onAbort = () => {
       request.destroy();
-      reject(signal.reason);
+      settle(reject, signal.reason);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     const settle = (fn, value) => {
+      if (settled) return;
+      settled = true;
       signal?.removeEventListener("abort", onAbort);
       fn(value);
     };
-    request.on("error", (err) => settle(reject, signal?.aborted ? signal.reason : new TypeError("fetch failed", { cause: err })));
+    const fail = (err) => settle(reject, signal?.aborted ? signal.reason : failed(err));
+    request.on("error", fail);
     request.on("response", (response) => {
+      const { statusCode, rawHeaders } = response;
+      const declared = Number(rawHeader(rawHeaders, "content-length"));
+      const tooLarge = (why) => {
+        request.destroy();
+        settle(reject, new ResponseTooLargeError(limit, url, why));
+      };
+      if (declared > limit) return tooLarge();
+      const encoding = rawHeader(rawHeaders, "content-encoding")?.trim().toLowerCase();
+      const plain = !encoding || encoding === "identity" || NULL_BODY.has(statusCode) || method === "HEAD";
+      if (!plain && !DECODERS[encoding]) {
+        request.destroy();
+        return fail(new Error(`unsupported content-encoding ${encoding}`));
+      }
       const chunks = [];
-      response.on("data", (chunk) => chunks.push(chunk));
-      response.on("error", (err) => settle(reject, signal?.aborted ? signal.reason : new TypeError("fetch failed", { cause: err })));
-      response.on("end", () =>
+      let size = 0;
+      const collect = (chunk) => {
+        size += chunk.length;
+        if (size > limit) tooLarge();
+        else chunks.push(chunk);
+      };
+      const done = () =>
         settle(resolve, {
-          status: response.statusCode,
+          status: statusCode,
           statusText: response.statusMessage ?? "",
-          rawHeaders: response.rawHeaders,
+          rawHeaders,
           body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
-        }),
-      );
+        });
+      response.on("error", fail);
+      response.on("aborted", () => fail(Object.assign(new Error("the connection closed before the reply's end"), { code: "ECONNRESET" })));
+      if (plain) {
+        response.on("data", collect);
+        response.on("end", done);
+        return;
+      }
+      // decoded as it arrives: what counts against the limit is what it expands to
+      const decoder = DECODERS[encoding]();
+      let received = 0;
+      response.on("data", (chunk) => {
+        received += chunk.length;
+        if (received > limit) tooLarge();
+        if (settled) decoder.destroy();
+        else decoder.write(chunk);
+      });
+      response.on("end", () => {
+        if (received === 0) {
+          decoder.destroy();
+          done(); // an empty body, encoded or not
+        } else decoder.end();
+      });
+      decoder.on("data", (chunk) => {
+        if (!settled) collect(chunk);
+        const consumed = decoder.bytesWritten; // compressed bytes the decoder has used so far
+        if (!settled && size > EXPANSION_FLOOR && size > MAX_EXPANSION * consumed) {
+          tooLarge(`the ${encoding} reply of ${url.origin} expanded more than ${MAX_EXPANSION} times (${consumed.toLocaleString("en")} bytes to ${size.toLocaleString("en")} so far): a compression bomb, not read further`);
+        }
+        if (settled) decoder.destroy();
+      });
+      decoder.on("error", (err) => fail(new Error(`the ${encoding} body cannot be decoded: ${err.message}`)));
+      decoder.on("end", done);
     });
     request.end(body ?? undefined);
   });
@@ -108,14 +189,6 @@ function rawHeader(rawHeaders, name) {
     if (rawHeaders[i].toLowerCase() === name) return rawHeaders[i + 1];
   }
   return null;
-}
-
-async function decoded(body, rawHeaders) {
-  const encoding = rawHeader(rawHeaders, "content-encoding")?.trim().toLowerCase();
-  if (!encoding || encoding === "identity" || body.length === 0) return body;
-  const decode = DECODERS[encoding];
-  if (!decode) throw new TypeError("fetch failed", { cause: new Error(`unsupported content-encoding ${encoding}`) });
-  return decode(body);
 }
 
 function responseHeaders(rawHeaders) {
@@ -255,7 +328,7 @@ class Reply {
   }
 }
 
-export async function httpFetch(input, init = {}, fallback = builtinFetch) {
+export async function httpFetch(input, init = {}, fallback = builtinFetch, limit = DEFAULT_REPLY_LIMIT) {
   let url = typeof input === "string" ? URL.parse(input) : input instanceof URL ? input : null;
   let body = bodyBytes(init.body);
   if (url === null || !(url.protocol in MODULES) || body === undefined) return fallback(input, init);
@@ -267,7 +340,7 @@ export async function httpFetch(input, init = {}, fallback = builtinFetch) {
     dropHeader(headers, "content-length"); // the length of what is sent, under one name
     if (body !== null) headers["content-length"] = String(body.byteLength);
     if (!hasHeader(headers, "accept")) headers.accept = "*/*";
-    const reply = await exchange(url, method, headers, body, signal);
+    const reply = await exchange(url, method, headers, body, signal, limit);
     const location = REDIRECT.has(reply.status) && init.redirect !== "manual" ? rawHeader(reply.rawHeaders, "location") : null;
     if (location !== null) {
       if (init.redirect === "error" || redirects >= MAX_REDIRECTS) {
@@ -283,7 +356,7 @@ export async function httpFetch(input, init = {}, fallback = builtinFetch) {
       url = next;
       continue;
     }
-    const payload = NULL_BODY.has(reply.status) || method === "HEAD" ? null : await decoded(reply.body, reply.rawHeaders);
+    const payload = NULL_BODY.has(reply.status) || method === "HEAD" ? null : reply.body;
     return new Reply(payload, reply.status, reply.statusText, responseHeaders(reply.rawHeaders), url.href, redirects > 0);
   }
 }

@@ -9,6 +9,7 @@
 //   * an asynchronous tool past the tool timeout ends its sample here.
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import { cappedToolResult } from "./limits.mjs";
 
 export class ToolTimeoutError extends Error {
   constructor(name, ms) {
@@ -32,11 +33,12 @@ function errorText(err) {
 
 export class ToolBox {
   // specs: tool name → { module (absolute bundle path), description, inputSchema }
-  constructor(specs, { ai, aiFallback, toolTimeoutMs, onStart, onEnd }) {
+  constructor(specs, { ai, aiFallback, toolTimeoutMs, maxToolResultBytes, onStart, onEnd }) {
     this.specs = specs;
     this.ai = ai;
     this.aiFallback = aiFallback;
     this.toolTimeoutMs = toolTimeoutMs;
+    this.maxToolResultBytes = maxToolResultBytes;
     this.onStart = onStart;
     this.onEnd = onEnd;
     this.modules = new Map(); // bundle path → Promise<{ tools, validators } | { problem }>
@@ -131,7 +133,8 @@ export class ToolBox {
     } catch (err) {
       work = Promise.reject(err);
     }
-    return Promise.race([work, deadline]).finally(() => {
+    const capped = work.then((value) => cappedToolResult(value, this.maxToolResultBytes, sample.repairs));
+    return Promise.race([capped, deadline]).finally(() => {
       clearTimeout(timer);
       this.onEnd(sample.k, n);
     });

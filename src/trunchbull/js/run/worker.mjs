@@ -10,6 +10,7 @@
 // stdin, one JSON line each: first the run's configuration
 //   { sdk (the AI SDK bundle's path), model: { provider, model, baseUrl, apiKeyEnv, path },
 //     settings, maxSteps, timeoutMs, toolTimeoutMs, retries, slots,
+//     maxRecordBytes, maxResponseBytes, maxToolResultBytes, maxReplyBytes (limits.mjs, http.mjs),
 //     tools: { name: { module, description, inputSchema } } }
 // then one line per sample: { k, caseId, repeat, system, prompt, tools: [names] },
 // or { giveBack: [k, ...] } (below).
@@ -21,6 +22,7 @@
 //   w <TAB> message JSON       a warning from the model (AI SDK call warnings,
 //                              e.g. an unsupported setting), once per message
 //   fatal <TAB> message        the model cannot be made (nothing was called)
+//   c <TAB> k                  sample k sends a request to the provider (each attempt)
 //   s <TAB> k <TAB> n          tool call (or tool-module import) n of sample k starts
 //   e <TAB> k <TAB> n          ... and ends
 //   r <TAB> k <TAB> kind|- <TAB> record JSON   sample k is done (its error kind, or -)
@@ -32,6 +34,7 @@ import { echoModel } from "./model_echo.mjs";
 import { createModel } from "./models.mjs";
 import { SAMPLE_HEADER, retryingFetch } from "./fetch.mjs";
 import { httpFetch } from "./http.mjs";
+import { limitedModel, recordLine, shallow } from "./limits.mjs";
 import { ToolBox } from "./tools.mjs";
 import { plainStringifySafe, toJsonData } from "../shared/json_walk.mjs";
 
@@ -127,6 +130,9 @@ function jsonSafe(value) {
 function classify(err, sample) {
   if (sample.failure) return { kind: sample.failure.trunchbullKind ?? "error", message: sample.failure.message };
   if (err && typeof err === "object" && typeof err.trunchbullKind === "string") return { kind: err.trunchbullKind, message: err.message };
+  // the transport's own failures (http.mjs), as the provider wrapped them
+  const kind = err && typeof err === "object" ? (err.cause?.trunchbullKind ?? err.cause?.cause?.trunchbullKind) : undefined;
+  if (typeof kind === "string") return { kind, message: `${errorText(err)}; cause: ${errorText(err.cause)}` };
   const status = err && typeof err === "object" ? err.statusCode : undefined;
   if (status === 429) return { kind: "rate-limit", message: `${errorText(err)} (HTTP 429 after ${sample.retries} retries)` };
   if (typeof status === "number") return { kind: "provider", message: `${errorText(err)} (HTTP ${status})` };
@@ -156,13 +162,14 @@ function stepCost(u, prices) {
 
 // A step's tool calls (each with `step`, the 0-based model call that made it: an evaluator may
 // grade the first step only, as single-turn function-calling benchmarks do) and tool results.
-function stepParts(step, index, calls, results) {
+function stepParts(step, index, calls, results, repairs) {
   for (const call of step.toolCalls ?? []) {
-    calls.push({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input: jsonSafe(call.input), step: index });
+    const input = shallow(jsonSafe(call.input), repairs);
+    calls.push({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input, step: index });
   }
   for (const part of step.content ?? []) {
     if (part.type === "tool-result") {
-      results.push({ toolCallId: part.toolCallId, toolName: part.toolName, output: jsonSafe(part.output) });
+      results.push({ toolCallId: part.toolCallId, toolName: part.toolName, output: shallow(jsonSafe(part.output), repairs) });
     } else if (part.type === "tool-error") {
       results.push({ toolCallId: part.toolCallId, toolName: part.toolName, error: scrub(errorText(part.error)) });
     }
@@ -209,9 +216,13 @@ try {
     secret = spec.apiKey || null;
     delete process.env[spec.apiKeyEnv]; // tools run in this process: they never see the key
   }
-  model = await createModel(spec, ai, retryingFetch(config.retries, inProgress, httpFetch));
+  const transport = (url, init) => httpFetch(url, init, undefined, config.maxReplyBytes);
+  const made = await createModel(spec, ai, retryingFetch(config.retries, inProgress, transport, (k) => sendSoon(`c\t${k}`)));
+  const sampleOf = (params) => inProgress.get(Number(params?.headers?.[SAMPLE_HEADER]))?.repairs ?? null;
+  model = limitedModel(made, config.maxResponseBytes, sampleOf);
   toolBox = new ToolBox(config.tools, {
     ai, aiFallback: toolchainRequire.resolve("ai"), toolTimeoutMs: config.toolTimeoutMs,
+    maxToolResultBytes: config.maxToolResultBytes,
     onStart: (k, n) => send(`s\t${k}\t${n}`), onEnd: (k, n) => send(`e\t${k}\t${n}`),
   });
   await toolBox.preload();
@@ -231,7 +242,7 @@ const prices = config.prices ?? null; // null: the model's price is unknown
 async function runSample(request) {
   const started = performance.now();
   const controller = new AbortController();
-  const sample = { k: request.k, controller, failure: null, retries: 0 };
+  const sample = { k: request.k, controller, failure: null, retries: 0, repairs: new Set() };
   inProgress.set(request.k, sample);
   const calls = [];
   const results = [];
@@ -269,7 +280,7 @@ async function runSample(request) {
         onStepFinish: (step) => {
           steps += 1;
           lastFinish = step.finishReason;
-          stepParts(step, steps - 1, calls, results);
+          stepParts(step, steps - 1, calls, results, sample.repairs);
           addUsage(usage, step.usage);
           if (prices) cost += stepCost(step.usage, prices);
         },
@@ -299,12 +310,14 @@ async function runSample(request) {
     cached: false,
     error,
     cost: prices ? Math.round(cost * 1e9) / 1e9 : null,
+    repaired: sample.repairs.size ? [...sample.repairs].sort() : null,
   };
   let line;
   try {
     // Tool code may have made a toJSON reachable from plain objects: then the
     // record goes out as a null-prototype copy, which JSON.stringify cannot hook.
-    line = plainStringifySafe() ? stringify(record) : stringify(toJsonData(record).value);
+    const toText = plainStringifySafe() ? stringify : (value) => stringify(toJsonData(value).value);
+    line = recordLine(record, config.maxRecordBytes, toText);
   } catch (err) {
     record.output = "";
     record.toolCalls = [];
