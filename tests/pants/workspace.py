@@ -53,6 +53,9 @@ class BuildRoot:
     """A Pants build root in a temporary directory, run with this checkout's Pants install, with
     its own pantsd (stopped by `cleanup`)."""
 
+    # The launcher every command runs (this checkout's ./pants unless a test sets another).
+    launcher: Path = PANTS
+
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or Path(tempfile.mkdtemp(prefix="tb-pants-"))
         self.root.mkdir(parents=True, exist_ok=True)
@@ -93,6 +96,7 @@ class BuildRoot:
         check: bool = True,
         timeout: float = 900,
         debug: bool = True,
+        cwd: Path | None = None,
     ) -> PantsRun:
         merged = {**os.environ, "PANTS_BOOTSTRAP_QUIET": "1", **self.env(), **(env or {})}
         for var in ("PYTHONPATH", "VIRTUAL_ENV", "PEX_ROOT"):
@@ -100,8 +104,8 @@ class BuildRoot:
         start = time.monotonic()
         # At debug level by default: `executed` reads it. (A change of the log level between runs
         # restarts pantsd: keep it the same within one build root.)
-        argv = [str(PANTS), *(["-ldebug"] if debug else []), *args]
-        proc = subprocess.run(argv, cwd=self.root, env=merged, capture_output=True, text=True, timeout=timeout)
+        argv = [str(self.launcher), *(["-ldebug"] if debug else []), *args]
+        proc = subprocess.run(argv, cwd=cwd or self.root, env=merged, capture_output=True, text=True, timeout=timeout)
         run = PantsRun(list(args), proc.returncode, proc.stdout, proc.stderr, time.monotonic() - start)
         if check and proc.returncode != 0:
             raise AssertionError(f"pants {' '.join(args)} exited {proc.returncode}:\n{proc.stderr[-6000:]}")

@@ -1,0 +1,81 @@
+"""The launcher a user copies into their repository (tools/pants-launcher/pants), used from a
+fresh repository that holds no file of this checkout: it installs Pants 2.17.1 and the plugin
+from the registries and the wheelhouse (nothing from GitHub, nothing of this checkout), writes
+the constraints file the repository then owns, and runs Pants without warnings. Marked `slow`
+(a cold install of Pants into an empty cache, a cold build)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from workspace import REPO, AdoptedRepo, build_wheelhouse, version
+
+pytestmark = pytest.mark.slow
+
+LAUNCHER = REPO / "tools" / "pants-launcher" / "pants"
+EVAL = 'export default { id: "hello", cases: [{ id: "hello.1", prompt: "hi", evaluate: { kind: "non_empty" } }] }\n'
+
+
+class LaunchedRepo(AdoptedRepo):
+    """An adopting repository whose every Pants command runs its own copy of the launcher, with
+    an empty launcher cache of its own and no variable of this checkout's ./pants."""
+
+    def __init__(self, wheelhouse: Path, root: Path, cache: Path) -> None:
+        self.cache = cache
+        super().__init__(wheelhouse, root)
+        shutil.copyfile(LAUNCHER, self.root / "pants")
+        (self.root / "pants").chmod(0o755)
+        self.launcher = self.root / "pants"
+
+    def env(self) -> dict[str, str]:
+        # Only what this machine needs (its pip config must not reach pex, see AdoptedRepo);
+        # the launcher itself silences the deprecation warning and names the pex CLI.
+        return {
+            "PANTS_SUBPROCESS_ENVIRONMENT_ENV_VARS": "['PIP_CONFIG_FILE=/dev/null']",
+            "PANTS_LAUNCHER_CACHE": str(self.cache),
+        }
+
+
+def test_the_launcher_runs_pants_in_a_repository_with_nothing_of_ours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in [v for v in os.environ if v.startswith(("PANTS_", "NO_SCIE"))]:
+        monkeypatch.delenv(var)  # nothing of this checkout's ./pants reaches the launcher
+    repo = LaunchedRepo(build_wheelhouse(), tmp_path / "monorepo", tmp_path / "launcher-cache")
+    try:
+        repo.write({"hello/BUILD": 'trunchbull_release(name="release")\n', "hello/evals/hello.ts": EVAL})
+        first = repo.pants("--version", debug=False)
+        assert first.stdout.strip() == "2.17.1"
+        constraints = (repo.root / "pants-constraints.txt").read_text()
+        assert "pantsbuild.pants==2.17.1\n" in constraints and f"trunchbull-pants=={version()}\n" in constraints
+        assert "wrote" in first.stderr and "commit it" in first.stderr
+        repo.commit("the launcher and its constraints")
+        assert sorted(repo.git("ls-files").split()) == [
+            ".gitignore",
+            "hello/BUILD",
+            "hello/evals/hello.ts",
+            "pants",
+            "pants-constraints.txt",
+            "pants.toml",
+        ]
+
+        # From a subdirectory: the build root is found from pants.toml, as Pants' own launcher does.
+        package = repo.pants("package", "hello:release", debug=False, cwd=repo.root / "hello")
+        assert "DEPRECATED" not in package.stderr and "[WARN]" not in package.stderr, package.stderr[-3000:]
+        assert (repo.root / "dist/hello/release/release.json").is_file()
+        # The plugin came from the constraints file into Pants' environment: Pants resolved nothing.
+        assert "Resolving plugins" not in package.stderr
+        # What the launcher installed names no path of this checkout (the wheelhouse aside).
+        [env_dir] = [p for p in repo.cache.iterdir() if not p.name.startswith(".")]
+        assert (env_dir / "ready").is_file() and (env_dir / "pex.pex").is_file()
+        assert str(REPO) not in (env_dir / "venv/bin/pants").read_text() + constraints
+
+        # A second command reuses the environment (no install message).
+        again = repo.pants("--version", debug=False)
+        assert "installing" not in again.stderr
+    finally:
+        repo.cleanup()
