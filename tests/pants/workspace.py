@@ -98,7 +98,8 @@ class BuildRoot:
         debug: bool = True,
         cwd: Path | None = None,
     ) -> PantsRun:
-        merged = {**os.environ, "PANTS_BOOTSTRAP_QUIET": "1", **self.env(), **(env or {})}
+        inherited = {k: v for k, v in os.environ.items() if self.launcher == PANTS or not k.startswith("PANTS_")}
+        merged = {**inherited, "PANTS_BOOTSTRAP_QUIET": "1", **self.env(), **(env or {})}
         for var in ("PYTHONPATH", "VIRTUAL_ENV", "PEX_ROOT"):
             merged.pop(var, None)
         start = time.monotonic()
@@ -264,6 +265,31 @@ class AdoptedRepo(BuildRoot):
     def commit(self, message: str = "commit") -> None:
         self.git("add", "-A")
         self.git("commit", "-qm", message)
+
+
+LAUNCHER = REPO / "tools" / "pants-launcher" / "pants"
+
+
+class LaunchedRepo(AdoptedRepo):
+    """An adopting repository whose every Pants command runs its own copy of the launcher a user
+    copies (tools/pants-launcher/pants), with the launcher cache `cache`, and none of the
+    variables this checkout's ./pants sets."""
+
+    def __init__(self, wheelhouse: Path, root: Path, cache: Path) -> None:
+        self.cache = cache
+        super().__init__(wheelhouse, root)
+        shutil.copyfile(LAUNCHER, self.root / "pants")
+        (self.root / "pants").chmod(0o755)
+        self.launcher = self.root / "pants"
+
+    def env(self) -> dict[str, str]:
+        # Only what this machine needs (its pip config must not reach pex, see AdoptedRepo); the
+        # launcher itself silences the deprecation warning and names the pex CLI.
+        return {
+            "PANTS_SUBPROCESS_ENVIRONMENT_ENV_VARS": "['PIP_CONFIG_FILE=/dev/null']",
+            "PANTS_LAUNCHER_CACHE": str(self.cache),
+            "PANTS_LAUNCHER_QUIET": "",
+        }
 
 
 # -----------------------------------------------------------------------------------------------
