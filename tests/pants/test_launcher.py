@@ -40,14 +40,19 @@ def test_the_launcher_runs_pants_in_a_repository_with_nothing_of_ours(
         ]
 
         # From a subdirectory: the build root is found from pants.toml, as Pants' own launcher does.
-        package = repo.pants("package", "hello:release", debug=False, cwd=repo.root / "hello")
+        package = repo.pants("package", "//hello:release", debug=False, cwd=repo.root / "hello")
         assert "DEPRECATED" not in package.stderr and "[WARN]" not in package.stderr, package.stderr[-3000:]
         assert (repo.root / "dist/hello/release/release.json").is_file()
         # The plugin came from the constraints file into Pants' environment: Pants resolved nothing.
         assert "Resolving plugins" not in package.stderr
         # What the launcher installed names no path of this checkout (the wheelhouse aside).
-        [env_dir] = [p for p in repo.cache.iterdir() if not p.name.startswith(".")]
+        [env_dir] = [p for p in repo.cache.iterdir() if p.is_symlink()]  # <key> -> the environment
         assert (env_dir / "ready").is_file() and (env_dir / "pex.pex").is_file()
+        # One install on first use: the resolve that wrote the constraints is the environment.
+        assert (
+            "installing" not in first.stderr
+            and len([p for p in repo.cache.iterdir() if p.is_dir() and not p.is_symlink()]) == 1
+        )
         assert str(REPO) not in (env_dir / "venv/bin/pants").read_text() + constraints
 
         # A second command reuses the environment (no install message).
