@@ -10,7 +10,7 @@ floor measured in the same run.
 
 Cold first build (target <= 30 s): `pants --no-pantsd package` with an empty local store and
 empty named caches (what a fresh CI machine has; Pants itself installed by the launcher, whose
-cache is .cache/pants-launcher/), with what its long steps took (Pants' `Starting:`/`Completed:`
+cache is its default, ~/.cache/trunchbull-pants-launcher/), with what its long steps took (Pants' `Starting:`/`Completed:`
 lines) and the floors `pants --no-pantsd --version` (Pants starting) and the pex CLI building a
 PEX of polars alone from an empty PEX_ROOT (the largest distribution the core needs).
 
@@ -130,6 +130,9 @@ def pex_floor(tmp: Path, launcher_cache: Path) -> float | None:
         return None
     env = {**os.environ, "PEX_ROOT": str(tmp / "pex-floor-root"), "PIP_CONFIG_FILE": "/dev/null"}
     argv = [python, str(pex), "polars==2.1.0", "polars-runtime-32==2.1.0", "-o", str(tmp / "polars.pex")]
+    ca = os.environ.get("PANTS_CA_CERTS_PATH") or "/etc/ssl/certs/ca-certificates.crt"
+    if os.path.isfile(ca):  # as Pants passes [GLOBAL].ca_certs_path to pex
+        argv += ["--cert", ca]
     return timed(lambda: subprocess.run(argv, check=True, env=env, capture_output=True))
 
 
@@ -165,7 +168,7 @@ def main() -> int:
     wheelhouse = build_wheelhouse()
     with tempfile.TemporaryDirectory(prefix="tb-bench-") as tmp_dir:
         tmp = Path(tmp_dir)
-        repo = LaunchedRepo(wheelhouse, tmp / "monorepo", REPO / ".cache" / "pants-launcher")
+        repo = LaunchedRepo(wheelhouse, tmp / "monorepo", Path.home() / ".cache" / "trunchbull-pants-launcher")
         bench = Bench(repo)
         try:
             repo.write(fifty_evals(root="benchmark", n=args.evals))
