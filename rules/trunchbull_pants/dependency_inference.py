@@ -11,6 +11,8 @@
   "./questions.csv"`, `transformer: "./make.ts"`, transformer `sources`) that
   name an existing file make that file a dependency, so data files and
   transformers reach the sandboxes of the steps that read them.
+* A local import that resolves to no file, to a file no target owns, or out of the repository
+  is logged once as a warning with its `path:line:col` (the compile reports it as an error).
 """
 
 from __future__ import annotations
