@@ -57,7 +57,7 @@ def install() -> None:
     if original is None:
         return
 
-    def _raise_on_error(self, throws):  # type: ignore[no-untyped-def]
+    def _raise_on_error(self, throws):
         reported = [t.exc for t in throws if isinstance(t.exc, ReportedFailure)]
         with_trace = getattr(getattr(self, "_scheduler", None), "include_trace_on_error", True)
         if reported and len(reported) == len(throws) and not with_trace:
