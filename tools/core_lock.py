@@ -3,9 +3,12 @@
 `trunchbull-pants` plugin ships for the core (`trunchbull_pants/trunchbull.lock`).
 
 The lockfile is pip's requirements format with hashes, the format Pants accepts for a tool's
-default lockfile: `trunchbull==VERSION` plus every third-party distribution of the core's own
-resolve (third_party/python/pants-python-default.lock, a universal Pex lock), each pinned with
-the sha256 of every artifact of that version. It names no index or URL, so Pants resolves it
+default lockfile: `trunchbull==VERSION` plus the third-party distributions the installed core
+needs, each pinned with the sha256 of every artifact of that version, as the core's own resolve
+(third_party/python/pants-python-default.lock, a universal Pex lock) locks them. Those are what
+src/trunchbull imports and their dependencies (without extras): Pants installs every entry of
+such a lockfile into the core's PEX, so the resolve's test-only libraries (numpy, scipy) stay
+out of it. It names no index or URL, so Pants resolves it
 through whatever `[python-repos]` a repository configures (PyPI, a mirror, a wheelhouse).
 
 The hash of the trunchbull wheel itself is known only when the wheel is built: the template
@@ -18,6 +21,7 @@ the plugin (`pants package //rules/trunchbull_pants:dist`).
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import sys
@@ -45,9 +49,43 @@ def _pex_lock(text: str) -> tuple[list[str], dict]:
     return metadata["valid_for_interpreter_constraints"], body
 
 
-def render(pex_lock_text: str, core_version: str) -> str:
+def imported_modules(package: Path) -> set[str]:
+    """The top-level names of every module the package's sources import."""
+    names: set[str] = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[\s;<>=!~\[(]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def runtime_closure(locked: list[dict], modules: set[str]) -> list[dict]:
+    """The locked distributions that `modules` import (a project imports as its name with `_`
+    for `-`), with what they require, extras left out."""
+    by_name = {r["project_name"].lower().replace("_", "-"): r for r in locked}
+    wanted = [name for name in by_name if name.replace("-", "_") in modules]
+    seen: set[str] = set()
+    while wanted:
+        name = wanted.pop()
+        if name in seen or name not in by_name:
+            continue
+        seen.add(name)
+        for requirement in by_name[name]["requires_dists"]:
+            if "extra ==" not in requirement:
+                wanted.append(_name(requirement))
+    return [by_name[name] for name in sorted(seen)]
+
+
+def render(pex_lock_text: str, core_version: str, modules: set[str] | None = None) -> str:
     constraints, lock = _pex_lock(pex_lock_text)
     [resolve] = lock["locked_resolves"]
+    locked_requirements = runtime_closure(resolve["locked_requirements"], modules or imported_modules(CORE_INIT.parent))
     requirement = f"trunchbull=={core_version}"
     metadata = {
         "version": 3,
@@ -70,7 +108,7 @@ def render(pex_lock_text: str, core_version: str) -> str:
         f"{requirement} \\",
         f"    --hash=sha256:{PLACEHOLDER}",
     ]
-    for locked in sorted(resolve["locked_requirements"], key=lambda r: r["project_name"]):
+    for locked in sorted(locked_requirements, key=lambda r: r["project_name"]):
         hashes = sorted({a["hash"] for a in locked["artifacts"] if a["algorithm"] == "sha256"})
         lines.append(f"{locked['project_name']}=={locked['version']}" + " \\")
         lines.extend(f"    --hash=sha256:{h}" + (" \\" if i < len(hashes) - 1 else "") for i, h in enumerate(hashes))

@@ -37,7 +37,8 @@ from pants.util.logging import LogLevel
 
 from trunchbull_pants.benchmark_deps import BenchmarkDependencies, BenchmarkDependenciesRequest
 from trunchbull_pants.closure import ClosureRequest, ClosureSources
-from trunchbull_pants.core import CoreProcess
+from trunchbull_pants.core import ERRORS_MARKER, CoreProcess
+from trunchbull_pants.failures import ReportedFailure
 from trunchbull_pants.generate import ReleaseFiles, ReleaseFilesRequest
 from trunchbull_pants.steps import OUT, ModuleStep, ModuleStepResult, in_root, root_arg
 from trunchbull_pants.target_types import CONFIG_NAMES, MODULE_EXTENSIONS, TrunchbullReleaseSourcesField
@@ -60,8 +61,24 @@ class CompiledRelease:
     tar: Digest  # `release.tar` at the digest root when requested, else EMPTY_DIGEST
 
 
-class TrunchbullStepError(Exception):
+class TrunchbullStepError(ReportedFailure):
     """A compile step failed for a reason other than the benchmark's errors."""
+
+
+def _has_errors(contents: DigestContents) -> bool:
+    """Whether a step run with `errors_are_results` found errors in the benchmark."""
+    return any(c.path == ERRORS_MARKER for c in contents)
+
+
+def _step_failed(result: FallibleProcessResult, what: str, address: Address) -> TrunchbullStepError | None:
+    """A step that failed for a reason other than the benchmark's errors (those exit 0 with the
+    marker: `errors_are_results`)."""
+    if result.exit_code == 0:
+        return None
+    return TrunchbullStepError(
+        f"trunchbull: the {what} step of {address} failed (exit code {result.exit_code}):\n"
+        + result.stderr.decode(errors="replace").rstrip()
+    )
 
 
 async def _read_config(
@@ -91,6 +108,7 @@ async def _read_config(
             input_digest=config_input,
             description=f"Read the config of {request.address}",
             output_files=[f"{OUT}/config.json"],
+            errors_are_results=True,
         ),
     )
 
@@ -109,16 +127,18 @@ async def compile_release(request: CompileReleaseRequest) -> CompiledRelease:
         Get(BenchmarkDependencies, BenchmarkDependenciesRequest(root)),
     )
 
-    # 1. config + discovery.
+    # 1. config + discovery. As `trunchbull build`, the later stages still run after a config
+    # error (every problem is reported in one run), unless no eval was found.
     config_result = await _read_config(request, root, classified, deps)
-    config_stderr = config_result.stderr.decode()
-    if config_result.exit_code != 0:
-        if config_result.exit_code == 1:
-            return CompiledRelease(request.address, 1, config_stderr, EMPTY_DIGEST, EMPTY_DIGEST)
-        raise TrunchbullStepError(f"trunchbull config step failed for {request.address}:\n{config_stderr}")
+    failure = _step_failed(config_result, "config", request.address)
+    if failure:
+        raise failure
     config_contents = await Get(DigestContents, Digest, config_result.output_digest)
-    config = json.loads(config_contents[0].content)
-    config_digest = await Get(Digest, RemovePrefix(config_result.output_digest, OUT))
+    config = json.loads(next(c.content for c in config_contents if c.path == f"{OUT}/config.json"))
+    if _has_errors(config_contents) and not config["evals"]:
+        return CompiledRelease(request.address, 1, config_result.stderr.decode(), EMPTY_DIGEST, EMPTY_DIGEST)
+    config_only = await Get(Digest, DigestSubset(config_result.output_digest, PathGlobs([f"{OUT}/**"])))
+    config_digest = await Get(Digest, RemovePrefix(config_only, OUT))
 
     # 2. bundle + inspect each module, expand each eval.
     generated = set(classified.files)
@@ -158,12 +178,17 @@ async def compile_release(request: CompileReleaseRequest) -> CompiledRelease:
             description=f"Assemble the release of {request.address}",
             output_directories=[RELEASE_DIR],
             output_files=[f"{RELEASE_DIR}.tar"] if request.tar else [],
+            errors_are_results=True,
         ),
     )
-    diagnostics = config_stderr + assembled.stderr.decode()
-    if assembled.exit_code not in (0, 1):
-        raise TrunchbullStepError(f"trunchbull assemble step failed for {request.address}:\n{diagnostics}")
-    if assembled.exit_code != 0:
+    failure = _step_failed(assembled, "assemble", request.address)
+    if failure:
+        raise failure
+    # Assembly reports every diagnostic of the compile, the config's included, sorted as the CLI
+    # sorts them.
+    diagnostics = assembled.stderr.decode()
+    assembled_contents = await Get(DigestContents, DigestSubset(assembled.output_digest, PathGlobs([ERRORS_MARKER])))
+    if _has_errors(assembled_contents):
         return CompiledRelease(request.address, 1, diagnostics, EMPTY_DIGEST, EMPTY_DIGEST)
     release_files, tar = await MultiGet(
         Get(Digest, DigestSubset(assembled.output_digest, PathGlobs([f"{RELEASE_DIR}/**"]))),

@@ -37,6 +37,8 @@ from trunchbull_pants.subsystems import TrunchbullSubsystem
 from trunchbull_pants.toolchain import TOOLCHAIN_DIR, NodeToolchain, ToolchainRequest
 
 CORE_DIR = "__trunchbull_core"
+# Written by a step run with `errors_are_results` when the benchmark has errors (its exit code 1).
+ERRORS_MARKER = "__tb_benchmark_has_errors"
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,10 @@ class CoreProcess:
     # a file, so a link straight to the real path (no intermediate sandbox symlink) is what a read
     # path can allow. Made at run time, so the cache key holds only the two fixed paths.
     realpath_links: tuple[tuple[str, str], ...] = ()
+    # Exit code 1 (the benchmark has errors) is a result like success: the process exits 0 and
+    # writes ERRORS_MARKER, so that Pants caches it (it caches only successful processes) and a
+    # failing `check` or `package` is not recomputed. Exit code 2 (environment) stays a failure.
+    errors_are_results: bool = False
 
     @classmethod
     def create(
@@ -89,6 +95,7 @@ class CoreProcess:
         level: LogLevel = LogLevel.DEBUG,
         realpath_args: Iterable[tuple[str, str]] = (),
         realpath_links: Iterable[tuple[str, str]] = (),
+        errors_are_results: bool = False,
     ) -> CoreProcess:
         return cls(
             tuple(argv),
@@ -102,6 +109,7 @@ class CoreProcess:
             level,
             tuple(realpath_args),
             tuple(realpath_links),
+            errors_are_results,
         )
 
 
@@ -172,7 +180,7 @@ async def core_process(
             description=request.description,
             input_digest=input_digest,
             extra_env=env,
-            output_files=request.output_files or None,
+            output_files=(*request.output_files, *([ERRORS_MARKER] if request.errors_are_results else [])) or None,
             output_directories=request.output_directories or None,
             timeout_seconds=request.timeout_seconds,
             level=request.level,
@@ -189,7 +197,10 @@ async def core_process(
         )
     for flag, directory in request.realpath_args:
         script += f'set -- "$@" {flag} "$(cd {directory} && pwd -P)"; '
-    script += 'exec "$@"'
+    if request.errors_are_results:
+        script += f'"$@"; code=$?; if [ "$code" = 1 ]; then : > {ERRORS_MARKER}; exit 0; fi; exit "$code"'
+    else:
+        script += 'exec "$@"'
     return dataclasses.replace(
         process,
         argv=(bash.path, "-c", script, "trunchbull-step", *process.argv),

@@ -11,11 +11,14 @@
   "./questions.csv"`, `transformer: "./make.ts"`, transformer `sources`) that
   name an existing file make that file a dependency, so data files and
   transformers reach the sandboxes of the steps that read them.
+* A local import that resolves to no file, to a file no target owns, or out of the repository
+  is logged once as a warning with its `path:line:col` (the compile reports it as an error).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os.path
 import pkgutil
 import re
@@ -47,6 +50,8 @@ from trunchbull_pants.toolchain import NODE, TOOLCHAIN_DIR, NodeToolchain, Toolc
 SCANNER = "__trunchbull_scan_imports.mjs"
 RESOLVE_EXTENSIONS = (".tsx", ".ts", ".jsx", ".js", ".mts", ".mjs", ".cts", ".cjs", ".json")
 TS_REWRITES = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+logger = logging.getLogger(__name__)
+LEAVES = "it leaves the repository"
 _PATH_LITERAL = re.compile(r"""(["'`])(\.{1,2}/[^"'`\n\r$]*)\1""")
 
 
@@ -143,6 +148,7 @@ async def infer_trunchbull_dependencies(request: InferTrunchbullDependencies) ->
     references = [p for p in referenced_paths(path, text) if p != path]
     wanted = sorted({c for cands in per_import for c in cands} | set(references))
     if not wanted:
+        _warn_unresolved(path, text, [(spec, LEAVES) for spec in scanned.specifiers if is_local(spec)])
         return InferredDependencies([])
     existing = await Get(
         Snapshot,
@@ -153,17 +159,63 @@ async def infer_trunchbull_dependencies(request: InferTrunchbullDependencies) ->
     )
     files = set(existing.files)
     chosen = set()
-    for cands in per_import:
+    unresolved: list[tuple[str, str]] = []  # (specifier, why)
+    imported: dict[str, str] = {}  # file -> the specifier importing it
+    for spec, cands in zip(scanned.specifiers, per_import):
         first = next((c for c in cands if c in files), None)
         if first:
             chosen.add(first)
+            imported.setdefault(first, spec)
+        elif is_local(spec):
+            unresolved.append((spec, f"no file {cands[0]}{{,.ts,.js,…}}" if cands else LEAVES))
     chosen.update(r for r in references if r in files)
     chosen.discard(path)
     if not chosen:
+        _warn_unresolved(path, text, unresolved)
         return InferredDependencies([])
-    owners = await Get(Owners, OwnersRequest(tuple(sorted(chosen))))
+    ordered = sorted(chosen)
+    per_file = await MultiGet(Get(Owners, OwnersRequest((f,))) for f in ordered)
+    for file, owners in zip(ordered, per_file):
+        if not owners and file in imported:
+            unresolved.append((imported[file], f"no target owns {file} (add `trunchbull_sources()` to its BUILD)"))
+    _warn_unresolved(path, text, unresolved)
     address: Address = field_set.address
-    return InferredDependencies(sorted(a for a in owners if a != address))
+    return InferredDependencies(sorted({a for owners in per_file for a in owners if a != address}))
+
+
+def is_local(specifier: str) -> bool:
+    return specifier.startswith(("./", "../"))
+
+
+def specifier_location(text: str, specifier: str) -> tuple[int, int] | None:
+    """(line, column), 1-based, of the first string literal holding `specifier` (its quote)."""
+    match = re.search(r"""(["'`])""" + re.escape(specifier) + r"\1", text)
+    if not match:
+        return None
+    start = match.start()
+    line_start = text.rfind("\n", 0, start) + 1
+    return text.count("\n", 0, start) + 1, start - line_start + 1
+
+
+def unresolved_import_warning(path: str, text: str, unresolved: list[tuple[str, str]]) -> str:
+    """One warning for all of a module's local imports that no file or target answers, modelled
+    on Pants' own for Python imports it cannot infer."""
+    lines = []
+    for spec, why in unresolved:
+        where = specifier_location(text, spec)
+        at = f"{path}:{where[0]}:{where[1]}" if where else path
+        lines.append(f"  * {at}: import {json.dumps(spec)}: {why}")
+    return (
+        f"Pants cannot infer a dependency of {path} on the local imports below; the compile "
+        "reports them too:\n\n" + "\n".join(lines) + "\n\nA local import must name an existing file "
+        "in the repository, owned by a target: the benchmark's own files are, a helper outside "
+        "every benchmark root needs `trunchbull_sources()` in its directory's BUILD file."
+    )
+
+
+def _warn_unresolved(path: str, text: str, unresolved: list[tuple[str, str]]) -> None:
+    if unresolved:
+        logger.warning(unresolved_import_warning(path, text, unresolved))
 
 
 def rules():

@@ -12,6 +12,7 @@ from trunchbull_pants import (
     compile_release,
     core,
     dependency_inference,
+    failures,
     generate,
     npm,
     steps,
@@ -27,6 +28,7 @@ def target_types():
 
 
 def rules():
+    failures.install()  # a broken benchmark fails `package` as a linter fails, without a traceback
     return [
         *TrunchbullSubsystem.rules(),
         *npm.rules(),

@@ -215,3 +215,58 @@ def test_module_printing_at_import_does_not_disturb_inspection(tmp_path):
     assert [
         c["id"] for c in orjson.loads(b"[" + b",".join((out / "cases.jsonl").read_bytes().splitlines()) + b"]")
     ] == ["a", "b"]
+
+
+BROKEN_CONFIG = 'export default {\n  protocolVersion: 1,\n  titel: "C",\n  version: "1",\n}\n'
+BROKEN_EVAL = (
+    'import { SYSTEM } from "./missing"\n'
+    'export default { id: "a", systemPrompt: SYSTEM, cases: [{ id: "a.1", prompt: "hi", evaluate: { kind: "non_empty" } }] }\n'
+)
+
+
+def test_steps_run_from_the_repository_root_print_the_clis_diagnostics(tmp_path):
+    """Pants runs the steps from the repository root with the benchmark's repository-relative
+    path: their diagnostics are the lines `trunchbull build benchmarks/c` prints there, every
+    error of the run included (a config error does not stop the later stages)."""
+    repo = write_tree(
+        tmp_path / "repo", {"benchmarks/c/benchmark.config.ts": BROKEN_CONFIG, "benchmarks/c/evals/a.ts": BROKEN_EVAL}
+    )
+    (repo / ".git").mkdir()
+    cli = run_cli("build", "benchmarks/c", cwd=repo)
+    assert cli.code == 1
+    *cli_lines, summary = cli.stderr.splitlines()
+    assert summary == "trunchbull: 2 errors; nothing was written"
+
+    def step(*args) -> subprocess.CompletedProcess:
+        env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+        return subprocess.run(
+            [sys.executable, "-m", "trunchbull.compile.steps", *map(str, args)],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=repo,
+        )
+
+    config = step("config", "benchmarks/c", "--repo-root", ".", "--out", "w/config.json")
+    assert config.returncode == 1
+    assert config.stderr.splitlines() == cli_lines[:2]
+    assert orjson.loads((repo / "w/config.json").read_bytes())["evals"] == ["evals/a.ts"]
+    args = ["--report", "w/r.json", "--expansion", "w/e.json"]
+    assert (
+        step(
+            *"bundle-inspect benchmarks/c --module evals/a.ts --kind eval".split(),
+            "--bundle-dir",
+            "w/b",
+            "--out",
+            "w/r.json",
+        ).returncode
+        == 0
+    )
+    assert step("expand", "benchmarks/c", "--report", "w/r.json", "--out", "w/e.json").returncode == 0
+    assembled = step(
+        "assemble", "benchmarks/c", "--repo-root", ".", "--config", "w/config.json", *args, "--out", "w/rel"
+    )
+    assert assembled.returncode == 1
+    assert assembled.stderr.splitlines() == cli_lines
+    assert cli_lines[0].startswith("benchmarks/c/benchmark.config.ts:3:3: error[config-unknown-key]")
+    assert cli_lines[2].startswith('benchmarks/c/evals/a.ts:1:24: error[bundle]: Could not resolve "./missing"')

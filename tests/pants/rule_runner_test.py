@@ -24,6 +24,8 @@ from trunchbull_pants.dependency_inference import (
     TrunchbullInferenceFieldSet,
     import_candidates,
     referenced_paths,
+    specifier_location,
+    unresolved_import_warning,
 )
 from trunchbull_pants.generate import ReleaseFiles, ReleaseFilesRequest, looks_like_transformer
 from trunchbull_pants.target_types import (
@@ -153,3 +155,11 @@ def test_infers_imports_data_files_and_transformers(rule_runner: RuleRunner) -> 
     # import that is never used is dropped by esbuild, as from the bundle.)
     assert _inferred(rule_runner, rel("tools/tools.ts")) == {"shared/util.ts"}
     assert _inferred(rule_runner, rel("evals/b.csv")) == set()
+
+
+def test_unresolved_import_warning_names_file_line_and_column() -> None:
+    text = 'import { a } from "./a"\nimport { b } from \'./missing\'\n'
+    assert specifier_location(text, "./missing") == (2, 19)
+    assert specifier_location(text, "./nowhere") is None
+    warning = unresolved_import_warning("b/evals/e.ts", text, [("./missing", "no file b/evals/missing")])
+    assert '  * b/evals/e.ts:2:19: import "./missing": no file b/evals/missing\n' in warning

@@ -53,6 +53,9 @@ class BuildRoot:
     """A Pants build root in a temporary directory, run with this checkout's Pants install, with
     its own pantsd (stopped by `cleanup`)."""
 
+    # The launcher every command runs (this checkout's ./pants unless a test sets another).
+    launcher: Path = PANTS
+
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or Path(tempfile.mkdtemp(prefix="tb-pants-"))
         self.root.mkdir(parents=True, exist_ok=True)
@@ -93,15 +96,17 @@ class BuildRoot:
         check: bool = True,
         timeout: float = 900,
         debug: bool = True,
+        cwd: Path | None = None,
     ) -> PantsRun:
-        merged = {**os.environ, "PANTS_BOOTSTRAP_QUIET": "1", **self.env(), **(env or {})}
+        inherited = {k: v for k, v in os.environ.items() if self.launcher == PANTS or not k.startswith("PANTS_")}
+        merged = {**inherited, "PANTS_BOOTSTRAP_QUIET": "1", **self.env(), **(env or {})}
         for var in ("PYTHONPATH", "VIRTUAL_ENV", "PEX_ROOT"):
             merged.pop(var, None)
         start = time.monotonic()
         # At debug level by default: `executed` reads it. (A change of the log level between runs
         # restarts pantsd: keep it the same within one build root.)
-        argv = [str(PANTS), *(["-ldebug"] if debug else []), *args]
-        proc = subprocess.run(argv, cwd=self.root, env=merged, capture_output=True, text=True, timeout=timeout)
+        argv = [str(self.launcher), *(["-ldebug"] if debug else []), *args]
+        proc = subprocess.run(argv, cwd=cwd or self.root, env=merged, capture_output=True, text=True, timeout=timeout)
         run = PantsRun(list(args), proc.returncode, proc.stdout, proc.stderr, time.monotonic() - start)
         if check and proc.returncode != 0:
             raise AssertionError(f"pants {' '.join(args)} exited {proc.returncode}:\n{proc.stderr[-6000:]}")
@@ -260,6 +265,31 @@ class AdoptedRepo(BuildRoot):
     def commit(self, message: str = "commit") -> None:
         self.git("add", "-A")
         self.git("commit", "-qm", message)
+
+
+LAUNCHER = REPO / "tools" / "pants-launcher" / "pants"
+
+
+class LaunchedRepo(AdoptedRepo):
+    """An adopting repository whose every Pants command runs its own copy of the launcher a user
+    copies (tools/pants-launcher/pants), with the launcher cache `cache`, and none of the
+    variables this checkout's ./pants sets."""
+
+    def __init__(self, wheelhouse: Path, root: Path, cache: Path) -> None:
+        self.cache = cache
+        super().__init__(wheelhouse, root)
+        shutil.copyfile(LAUNCHER, self.root / "pants")
+        (self.root / "pants").chmod(0o755)
+        self.launcher = self.root / "pants"
+
+    def env(self) -> dict[str, str]:
+        # Only what this machine needs (its pip config must not reach pex, see AdoptedRepo); the
+        # launcher itself silences the deprecation warning and names the pex CLI.
+        return {
+            "PANTS_SUBPROCESS_ENVIRONMENT_ENV_VARS": "['PIP_CONFIG_FILE=/dev/null']",
+            "PANTS_LAUNCHER_CACHE": str(self.cache),
+            "PANTS_LAUNCHER_QUIET": "",
+        }
 
 
 # -----------------------------------------------------------------------------------------------

@@ -22,7 +22,12 @@ async def check_trunchbull(request: TrunchbullCheckRequest) -> CheckResults:
     compiled = await MultiGet(Get(CompiledRelease, CompileReleaseRequest(fs.address)) for fs in request.field_sets)
     return CheckResults(
         [
-            CheckResult(exit_code=c.exit_code, stdout="", stderr=c.diagnostics, partition_description=str(c.address))
+            CheckResult(
+                exit_code=c.exit_code,
+                stdout="",
+                stderr=c.diagnostics,
+                partition_description=str(c.address.maybe_convert_to_target_generator()),
+            )
             for c in compiled
         ],
         checker_name="trunchbull",

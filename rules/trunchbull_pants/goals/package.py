@@ -10,6 +10,7 @@ from pants.engine.rules import Get, collect_rules, rule
 from pants.engine.unions import UnionRule
 from pants.util.logging import LogLevel
 
+from trunchbull_pants.failures import compile_failure
 from trunchbull_pants.compile_release import CompiledRelease, CompileReleaseRequest
 from trunchbull_pants.target_types import (
     TrunchbullReleaseOutputPathField,
@@ -27,15 +28,11 @@ class TrunchbullReleaseFieldSet(PackageFieldSet):
     tar: TrunchbullReleaseTarField
 
 
-class TrunchbullCompileError(Exception):
-    pass
-
-
 @rule(desc="Package a Trunchbull release", level=LogLevel.DEBUG)
 async def package_trunchbull_release(field_set: TrunchbullReleaseFieldSet) -> BuiltPackage:
     compiled = await Get(CompiledRelease, CompileReleaseRequest(field_set.address, tar=bool(field_set.tar.value)))
     if compiled.exit_code != 0:
-        raise TrunchbullCompileError(f"{field_set.address}: the benchmark has errors\n{compiled.diagnostics.rstrip()}")
+        raise compile_failure(field_set.address.maybe_convert_to_target_generator(), compiled.diagnostics)
     output_path = field_set.output_path.value_or_default(file_ending=None)
     pieces = [await Get(Digest, AddPrefix(compiled.digest, output_path))]
     if field_set.tar.value:

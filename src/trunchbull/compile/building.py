@@ -24,7 +24,9 @@ def _print_diagnostics(diagnostics: list[Diagnostic], root_prefix: str, as_json:
         print(render_text(diagnostics, root_prefix), file=sys.stderr)
 
 
-def _root_prefix(root_arg: Path, root: Path) -> str:
+def root_prefix(root_arg: Path) -> str:
+    """What diagnostics' root-relative paths are shown under: the root as given on the command
+    line (`benchmarks/c/`), so that they open from where the command ran."""
     shown = root_arg if root_arg.is_dir() else root_arg.parent
     text = shown.as_posix()
     return "" if text in (".", "") else text.rstrip("/") + "/"
@@ -59,13 +61,13 @@ def compile_root(root: Path, as_json: bool) -> tuple[int, CompileOutcome]:
     diagnostics = outcome.diagnostics.sorted()
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
-        _print_diagnostics(diagnostics, _root_prefix(root, outcome.root), as_json)
+        _print_diagnostics(diagnostics, root_prefix(root), as_json)
         if not as_json:
             print(f"trunchbull: {len(errors)} error{'s' * (len(errors) != 1)}; nothing was written", file=sys.stderr)
         # a file that could not be read is the environment's problem, not the benchmark's (SPEC §3.9)
         return (exit_codes.USAGE if any(d.code == UNREADABLE_CODE for d in errors) else exit_codes.FAILED), outcome
     if not as_json:
-        _print_diagnostics(diagnostics, _root_prefix(root, outcome.root), False)
+        _print_diagnostics(diagnostics, root_prefix(root), False)
     return exit_codes.OK, outcome
 
 

@@ -24,6 +24,7 @@ from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import Diagnostic, Diagnostics, UsageError, render_text, report_internal_error
 from trunchbull.compile.cases.fields import Where
 from trunchbull.compile.assembly import assemble
+from trunchbull.compile.building import root_prefix
 from trunchbull.compile.config import BenchmarkConfig, find_repo_root
 from trunchbull.compile.deps import Dependencies, find_dependencies
 from trunchbull.compile.evals import EvalCompiler
@@ -48,10 +49,12 @@ def _read_json(path: Path) -> dict:
         raise UsageError(f"cannot read {path}: {err}") from None
 
 
-def _report(diagnostics: list[Diagnostic]) -> int:
+def _report(diagnostics: list[Diagnostic], root_arg: Path) -> int:
+    """Print the diagnostics as `trunchbull build ROOT` does: paths under ROOT as given (run from
+    the repository root, as Pants runs the steps, they are repository-relative)."""
     diagnostics = sorted(dict.fromkeys(diagnostics), key=Diagnostic.sort_key)
     if diagnostics:
-        print(render_text(diagnostics), file=sys.stderr)
+        print(render_text(diagnostics, root_prefix(root_arg)), file=sys.stderr)
     return 1 if any(d.severity == "error" for d in diagnostics) else 0
 
 
@@ -85,7 +88,7 @@ def step_config(args) -> int:
         config.repo_root = args.repo_root.absolute()
     deps = find_dependencies(config.root, config.repo_root)
     _write_json(args.out, {**config_to_json(config, entries, deps), "diagnostics": [d.to_json() for d in diags.items]})
-    return _report(diags.items)
+    return _report(diags.items, args.root)
 
 
 def step_bundle_inspect(args) -> int:
@@ -174,7 +177,7 @@ def step_assemble(args) -> int:
     deps = find_dependencies(root, repo_root)
     diags = Diagnostics([Diagnostic.from_json(d) for d in config_data.get("diagnostics", [])])
     release, _ = assemble(config, entries, deps, reports, expansions, diags)
-    code = _report(diags.items)
+    code = _report(diags.items, args.root)
     if release is None:
         return code or 1
     release.write(args.out)
