@@ -1,7 +1,8 @@
 """The custom-evaluator worker pool (SPEC §4).
 
 A persistent pool of Node processes (one per core) runs js/evaluator_worker.mjs
-under Node's permission model. Each process evaluates calls one at a time; the
+in the sandbox of all user code (node/sandbox.py: Node's permission model, no
+network, no other processes). Each process evaluates calls one at a time; the
 pool feeds it chunks of calls and reads one answer per call from a private pipe.
 The deadline (5 s) is enforced twice: inside the worker for asynchronous
 evaluators, and here for everything else — a call that has not answered
@@ -28,7 +29,7 @@ import orjson
 
 from trunchbull.common import lifetime
 from trunchbull.node.replies import evaluator_answer_ok
-from trunchbull.node.sandbox import log_tail, sandbox_flags
+from trunchbull.node.sandbox import log_tail, sandboxed_command
 from trunchbull.node.toolchain import JS_DIR, Toolchain, toolchain
 
 WORKER_SCRIPT = JS_DIR / "grade/evaluator_worker.mjs"
@@ -67,13 +68,8 @@ class _Process:
     def __init__(self, tc: Toolchain, read_paths: list[Path], deadline_s: float, memory_mb: int):
         read_fd, write_fd = os.pipe()
         self.log = tempfile.TemporaryFile(prefix="trunchbull-evaluator-")
-        cmd = [
-            str(tc.node),
-            *sandbox_flags([*read_paths, JS_DIR], memory_mb),
-            str(WORKER_SCRIPT),
-            str(int(deadline_s * 1000)),
-            str(write_fd),
-        ]
+        # The same sandbox as all user code: no network, no other processes, reads only the release.
+        cmd = sandboxed_command(tc, WORKER_SCRIPT, [str(int(deadline_s * 1000)), str(write_fd)], read_paths, memory_mb)
         try:
             self.proc = lifetime.spawn(
                 cmd,
