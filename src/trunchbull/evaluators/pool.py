@@ -29,7 +29,7 @@ import orjson
 
 from trunchbull.common import lifetime
 from trunchbull.node.replies import evaluator_answer_ok
-from trunchbull.node.sandbox import log_tail, sandboxed_command
+from trunchbull.node.sandbox import log_tail, sandboxed_command, spawn_sandboxed
 from trunchbull.node.toolchain import JS_DIR, Toolchain, toolchain
 
 WORKER_SCRIPT = JS_DIR / "grade/evaluator_worker.mjs"
@@ -71,7 +71,7 @@ class _Process:
         # The same sandbox as all user code: no network, no other processes, reads only the release.
         cmd = sandboxed_command(tc, WORKER_SCRIPT, [str(int(deadline_s * 1000)), str(write_fd)], read_paths, memory_mb)
         try:
-            self.proc = lifetime.spawn(
+            self.proc = spawn_sandboxed(
                 cmd,
                 stdin=subprocess.PIPE,
                 stdout=self.log,

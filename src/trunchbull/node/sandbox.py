@@ -183,6 +183,13 @@ def _say_limitation(prefix: list[str]) -> None:
     print(LIMITATION.format(missing=missing, consequence=consequence), file=sys.stderr)
 
 
+def spawn_sandboxed(cmd: list[str], **popen_kwargs) -> subprocess.Popen:
+    """lifetime.spawn for a sandboxed_command: when it starts with `unshare`,
+    stopping it kills the namespace's process first (lifetime.stop)."""
+    prefix = isolation_prefix()
+    return lifetime.spawn(cmd, reaps_child=bool(prefix) and cmd[: len(prefix)] == prefix, **popen_kwargs)
+
+
 def sandboxed_command(
     tc: Toolchain,
     script: Path,
@@ -258,7 +265,7 @@ def stream_sandboxed(
     collected). `on_spawn` gets a handle on the process (its deadline; with
     `stdin_pipe`, its stdin to answer it); otherwise stdin is empty."""
     cmd = sandboxed_command(tc, script, args, read_paths, memory_mb)
-    proc = lifetime.spawn(
+    proc = spawn_sandboxed(
         cmd,
         stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
         stdout=subprocess.PIPE,

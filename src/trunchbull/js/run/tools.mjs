@@ -1,61 +1,73 @@
-// The release's tools at run time (SPEC §8.2): each tool module's bundle is
-// imported once per worker (with the release's runtime dependencies beside
-// it), and every sample gets AI SDK tools offered with the release's JSON
-// Schemas, validated by the tool's own input schema, and executed by the
-// tool's own `execute`, wrapped so that
-//   * the Python side hears when a tool starts and ends (`onStart`/`onEnd`):
-//     a synchronous infinite loop never returns to the event loop, so only
-//     the parent can see it and replace the worker;
-//   * an asynchronous tool past the tool timeout ends its sample here.
+// The release's tools at run time (SPEC §8.2), in the tool executor
+// (tool_executor.mjs): the only process of a run that imports benchmark code.
+// Each tool module's bundle is imported once per executor (with the release's
+// runtime dependencies beside it); a sample opens the tools its case offers
+// (each one's load problem, or whether it validates its input), then
+// validates and executes calls by name. `onStart`/`onEnd` say when a call (or
+// a module's import) starts and ends: a synchronous infinite loop never
+// returns to the event loop, so only the Python side can see it, through the
+// model caller that forwards these, and replace the pair.
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 
-export class ToolTimeoutError extends Error {
-  constructor(name, ms) {
-    super(`tool ${JSON.stringify(name)} did not finish within the ${ms / 1000} s tool timeout`);
-    this.name = "ToolTimeoutError";
-    this.trunchbullKind = "tool-timeout";
-  }
-}
-
-export class ToolLoadError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "ToolLoadError";
-    this.trunchbullKind = "tool-load";
-  }
-}
+const stringify = JSON.stringify; // captured before any tool module is imported
 
 function errorText(err) {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  try {
+    return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  } catch {
+    return "an error that cannot be printed";
+  }
 }
 
-export class ToolBox {
-  // specs: tool name → { module (absolute bundle path), description, inputSchema }
-  constructor(specs, { ai, aiFallback, toolTimeoutMs, onStart, onEnd }) {
+// What the AI SDK's getErrorMessage would say of a validation failure's cause.
+function causeText(cause) {
+  try {
+    if (cause == null) return "unknown error";
+    if (typeof cause === "string") return cause;
+    if (cause instanceof Error) return String(cause.message);
+    return stringify(cause);
+  } catch {
+    return "an error that cannot be printed";
+  }
+}
+
+/** A thrown value as data for the model caller: { name, message } of an Error, else { text }. */
+export function thrownData(err) {
+  try {
+    if (err instanceof Error) return { name: String(err.name), message: String(err.message) };
+    return { text: typeof err === "string" ? err : String(err) };
+  } catch {
+    return { text: "an error that cannot be printed" };
+  }
+}
+
+export class ToolHost {
+  // specs: tool name → { module (absolute bundle path) }
+  constructor(specs, { ai, aiFallback, onStart, onEnd }) {
     this.specs = specs;
     this.ai = ai;
     this.aiFallback = aiFallback;
-    this.toolTimeoutMs = toolTimeoutMs;
     this.onStart = onStart;
     this.onEnd = onEnd;
     this.modules = new Map(); // bundle path → Promise<{ tools, validators } | { problem }>
+    this.samples = new Map(); // sample number → { tools: name → { original, validate }, controller }
     this.counter = 0;
   }
 
   // Import every tool module before the first sample, so that no sample's
   // latency includes a one-time import. A module that fails to import fails
-  // the samples that use its tools, not the worker.
+  // the samples that use its tools, not the executor.
   async preload() {
     const bundles = new Set(Object.values(this.specs).map((spec) => spec.module));
-    await Promise.all([...bundles].map((bundle) => this._load(bundle, { k: 0 })));
+    await Promise.all([...bundles].map((bundle) => this._load(bundle, -1)));
   }
 
-  _load(bundle, sample) {
+  _load(bundle, k) {
     let entry = this.modules.get(bundle);
     if (!entry) {
       const n = ++this.counter;
-      this.onStart(sample.k, n); // a module's top-level code may loop too
+      this.onStart(k, n); // a module's top-level code may loop too
       entry = import(pathToFileURL(bundle).href).then(
         async (mod) => {
           const tools = mod.tools && typeof mod.tools === "object" ? mod.tools : {};
@@ -72,7 +84,7 @@ export class ToolBox {
           return { tools, validators };
         },
         (err) => ({ problem: `cannot load the tool module: ${errorText(err)}` }),
-      ).finally(() => this.onEnd(sample.k, n));
+      ).finally(() => this.onEnd(k, n));
       this.modules.set(bundle, entry);
     }
     return entry;
@@ -88,52 +100,76 @@ export class ToolBox {
     return resolved === this.aiFallback ? this.ai : import(pathToFileURL(resolved).href);
   }
 
-  // The AI SDK tools of one sample; `sample` = { k, controller, failure }. `entries`: the
-  // case's tools, each a release tool name or { tool, as } (that tool offered as `as`).
-  async toolsFor(entries, sample) {
+  // Sample k's tools (release tool names): name → { problem } or { validates }.
+  async open(k, names) {
+    const sample = { tools: new Map(), controller: new AbortController() };
+    this.samples.set(k, sample);
     const out = {};
-    for (const entry of entries) {
-      const name = typeof entry === "string" ? entry : entry.tool;
-      const offered = typeof entry === "string" ? entry : entry.as;
+    for (const name of names) {
       const spec = this.specs[name];
-      if (!spec) throw new ToolLoadError(`the release has no tool ${JSON.stringify(name)}`);
-      const loaded = await this._load(spec.module, sample);
-      if (loaded.problem) throw new ToolLoadError(`tool ${JSON.stringify(name)}: ${loaded.problem}`);
+      if (!spec) {
+        out[name] = { problem: `the release has no tool ${stringify(name)}` };
+        continue;
+      }
+      const loaded = await this._load(spec.module, k);
+      if (loaded.problem) {
+        out[name] = { problem: `tool ${stringify(name)}: ${loaded.problem}` };
+        continue;
+      }
       const original = loaded.tools[name];
       if (!original || typeof original.execute !== "function") {
-        throw new ToolLoadError(`tool ${JSON.stringify(name)} is not exported with an execute function by its module`);
+        out[name] = { problem: `tool ${stringify(name)} is not exported with an execute function by its module` };
+        continue;
       }
       const validate = loaded.validators.get(name);
-      out[offered] = this.ai.tool({
-        description: spec.description,
-        inputSchema: this.ai.jsonSchema(spec.inputSchema, validate ? { validate } : undefined),
-        execute: (input, options) => this._execute(name, original, input, options, sample),
-      });
+      sample.tools.set(name, { original, validate });
+      out[name] = { validates: typeof validate === "function" };
     }
     return out;
   }
 
-  _execute(name, original, input, options, sample) {
-    const n = ++this.counter;
-    this.onStart(sample.k, n);
-    let timer;
-    const deadline = new Promise((_, reject) => {
-      timer = setTimeout(() => {
-        const err = new ToolTimeoutError(name, this.toolTimeoutMs);
-        sample.failure ??= err;
-        sample.controller.abort(err);
-        reject(err);
-      }, this.toolTimeoutMs);
-    });
-    let work;
+  // { ok: true, value } or { ok: false, error: { message } } (the cause of
+  // the failure: the model caller wraps it as the AI SDK would).
+  async validate(k, name, input) {
+    const tool = this.samples.get(k)?.tools.get(name);
+    if (!tool?.validate) return { ok: true, value: input };
     try {
-      work = Promise.resolve(original.execute(input, options));
+      const result = await tool.validate(input);
+      if (result?.success) return { ok: true, value: result.value };
+      const err = result?.error;
+      const cause = err?.name === "AI_TypeValidationError" ? err.cause : err;
+      return { ok: false, error: { message: causeText(cause) } };
     } catch (err) {
-      work = Promise.reject(err);
+      return { ok: false, error: { message: causeText(err) } };
     }
-    return Promise.race([work, deadline]).finally(() => {
-      clearTimeout(timer);
-      this.onEnd(sample.k, n);
-    });
+  }
+
+  // The tool's own `execute`; its result (or what it threw) for the model caller.
+  async execute(k, name, input, options) {
+    const sample = this.samples.get(k);
+    const tool = sample?.tools.get(name);
+    if (!tool) return { ok: false, error: { text: `tool ${stringify(name)} is not open for this sample` } };
+    const n = ++this.counter;
+    this.onStart(k, n);
+    try {
+      const output = await tool.original.execute(input, { ...options, abortSignal: sample.controller.signal });
+      return { ok: true, output };
+    } catch (err) {
+      return { ok: false, error: thrownData(err) };
+    } finally {
+      this.onEnd(k, n);
+    }
+  }
+
+  // Sample k ended: its tools' abort signal fires.
+  close(k) {
+    const sample = this.samples.get(k);
+    if (!sample) return;
+    this.samples.delete(k);
+    try {
+      sample.controller.abort();
+    } catch {
+      // a tool's abort listener threw: nothing of it is wanted any more
+    }
   }
 }
