@@ -138,6 +138,8 @@ _limitation_said = False
 # namespace with its own /proc: the process cannot signal, or read the /proc
 # of, any process outside it. --kill-child: a SIGKILL of `unshare` itself (a
 # run killed as a group, a worker replaced) takes the namespace's process along.
+# `setsid`: a session of its own, since kill(0, …) reaches the caller's whole
+# process group even across PID namespaces (the CLI's, for a run's workers).
 FULL_ISOLATION = ["-n", "-p", "-f", "--mount-proc", "--kill-child=SIGKILL"]
 NETWORK_ONLY = ["-n"]
 LIMITATION = (
@@ -154,12 +156,15 @@ def isolation_prefix() -> list[str]:
     global _isolation
     with _isolation_lock:  # the pools start their processes from several threads
         if _isolation is None:
-            unshare = shutil.which("unshare")
+            unshare, setsid = shutil.which("unshare"), shutil.which("setsid")
             found: list[str] = []
             if unshare and hasattr(os, "geteuid") and os.geteuid() == 0 and not os.environ.get("TRUNCHBULL_NO_UNSHARE"):
-                for flags in (FULL_ISOLATION, NETWORK_ONLY):
-                    if lifetime.run([unshare, *flags, "true"]).returncode == 0:
-                        found = [unshare, *flags, "--"]
+                candidates = [[unshare, *NETWORK_ONLY, "--"]]
+                if setsid:  # (without -f there is no child to give a session: `setsid` would fork)
+                    candidates.insert(0, [unshare, *FULL_ISOLATION, "--", setsid])
+                for prefix in candidates:
+                    if lifetime.run([*prefix, "true"]).returncode == 0:
+                        found = prefix
                         break
             _say_limitation(found)
             _isolation = found
