@@ -25,6 +25,8 @@ WORKER_SCRIPT = JS_DIR / "run/worker.mjs"
 EXECUTOR_SCRIPT = JS_DIR / "run/tool_executor.mjs"
 WORKER_MEMORY_MB = 2048
 EXECUTOR_MEMORY_MB = 2048
+# A fresh V8 context and module instance per sample (js/shared/fresh_module.mjs).
+EXECUTOR_FLAGS = ("--experimental-vm-modules", "--experimental-import-meta-resolve")
 # V8's young generation: 8 MB semi-spaces instead of 16 keep a worker ~15 MB
 # smaller at full speed (25,000 echo samples: the run's tree peaks ~30 MB
 # lower) for ~1.5% more time in scavenges.
@@ -87,7 +89,9 @@ def _spawn_executor(tc: Toolchain, paths: UnitPaths, log: IO[bytes]) -> tuple[su
     from_read, from_write = os.pipe()
     try:
         executor = spawn_sandboxed(
-            sandboxed_command(tc, EXECUTOR_SCRIPT, [str(from_write)], paths.tools, EXECUTOR_MEMORY_MB),
+            sandboxed_command(
+                tc, EXECUTOR_SCRIPT, [str(from_write)], paths.tools, EXECUTOR_MEMORY_MB, node_flags=EXECUTOR_FLAGS
+            ),
             own_group=False,
             stdin=to_read,
             stdout=log,

@@ -43,8 +43,9 @@ function thrown(error) {
 
 export class ToolClient {
   // toFd: the executor's stdin (written here); fromFd: its replies.
-  constructor(toFd, fromFd, { specs, toolTimeoutMs, onStart, onEnd, onGone }) {
+  constructor(toFd, fromFd, { specs, toolTimeoutMs, onStart, onEnd, onWarning, onGone }) {
     this.specs = specs;
+    this.onWarning = onWarning;
     this.toolTimeoutMs = toolTimeoutMs;
     this.onStart = onStart;
     this.onEnd = onEnd;
@@ -76,6 +77,8 @@ export class ToolClient {
     const { t } = message;
     if (t === "s" || t === "e") {
       if (isCount(message.k) && isCount(message.n)) (t === "s" ? this.onStart : this.onEnd)(message.k, message.n);
+    } else if (t === "w") {
+      if (typeof message.text === "string") this.onWarning(message.text);
     } else if (t === "ready" || t === "fatal") {
       this.readyWaiter?.(t === "ready" ? null : text(message.message, "the tool executor failed"));
       this.readyWaiter = null;

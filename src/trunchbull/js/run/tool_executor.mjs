@@ -15,7 +15,8 @@
 //   { t: "close", k }                            (sample k ended)
 //   { t: "ping", id }                            → { t: "pong", id } (the event loop turns)
 // and unasked: { t: "ready" } once every module is imported (or { t: "fatal", message }), { t: "s", k, n } and
-// { t: "e", k, n } when call (or import) n of sample k starts and ends.
+// { t: "e", k, n } when call (or module instance) n of sample k starts and ends,
+// { t: "w", text }: a warning for the run (a tool module left timers running).
 // The end of stdin (the model caller is gone) ends the executor.
 import { writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -96,6 +97,7 @@ async function start(config) {
   host = new ToolHost(config.tools, {
     ai, aiFallback: config.aiFallback,
     onStart: (k, n) => reply({ t: "s", k, n }), onEnd: (k, n) => reply({ t: "e", k, n }),
+    onWarning: (text) => reply({ t: "w", text }),
   });
   await host.preload();
   reply({ t: "ready" });

@@ -24,7 +24,8 @@
 //   ready <TAB> info JSON      the model is made; samples may come (info:
 //                              { model: what the model says of itself, or null })
 //   w <TAB> message JSON       a warning from the model (AI SDK call warnings,
-//                              e.g. an unsupported setting), once per message
+//                              e.g. an unsupported setting) or the tool executor
+//                              (a tool left timers running), once per message
 //   fatal <TAB> message        the model cannot be made (nothing was called)
 //   s <TAB> k <TAB> n          tool call (or tool-module import) n of sample k starts
 //   e <TAB> k <TAB> n          ... and ends (both as the tool executor says, while k runs)
@@ -221,6 +222,12 @@ try {
       // Only a sample still running here is reported: a late start cannot outlive its record.
       onStart: (k, n) => inProgress.has(k) && send(`s\t${k}\t${n}`),
       onEnd: (k, n) => inProgress.has(k) && send(`e\t${k}\t${n}`),
+      onWarning: (text) => {
+        if (!warned.has(text)) {
+          warned.add(text);
+          send(`w\t${stringify(text)}`);
+        }
+      },
       onGone: () => {
         // The executor died (a tool ended it, or it ran out of memory): so does this
         // worker, and the parent accounts for the samples in flight (run/workers.py).
