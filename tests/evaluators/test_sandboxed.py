@@ -41,7 +41,7 @@ def graded(built, tmp_path_factory):
     rows = [
         {"caseId": "fetch", "output": url},
         {"caseId": "signal", "output": str(os.getpid())},
-        {"caseId": "count", "output": "-"},
+        *({"caseId": f"count-{i}", "output": "-"} for i in range(6)),
     ]
     out = tmp / "results.jsonl"
     try:
@@ -64,3 +64,11 @@ def test_an_evaluator_cannot_signal_a_process_outside(graded):
     signal = graded["signal"]
     assert signal["outcome"] == "fail", signal
     assert "ESRCH" in signal["message"], signal["message"]
+
+
+def test_every_call_sees_a_fresh_module_instance(graded):
+    # six calls of one module on a pool of at most one process per core, each process evaluating
+    # its calls in turn: the module-level counter still sees only its own call in every one
+    counts = [graded[f"count-{i}"] for i in range(6)]
+    assert [c["details"] for c in counts] == [{"calls": 1}] * 6
+    assert all(c["outcome"] == "pass" for c in counts)

@@ -36,6 +36,8 @@ WORKER_SCRIPT = JS_DIR / "grade/evaluator_worker.mjs"
 DEADLINE_S = 5.0
 GRACE_S = 0.25  # lets the worker report an async timeout itself before we kill it
 WORKER_MEMORY_MB = 1024
+# Every call gets a fresh instance of its module (js/shared/fresh_module.mjs).
+FRESH_MODULE_FLAGS = ("--experimental-vm-modules", "--experimental-import-meta-resolve")
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,9 @@ class _Process:
         read_fd, write_fd = os.pipe()
         self.log = tempfile.TemporaryFile(prefix="trunchbull-evaluator-")
         # The same sandbox as all user code: no network, no other processes, reads only the release.
-        cmd = sandboxed_command(tc, WORKER_SCRIPT, [str(int(deadline_s * 1000)), str(write_fd)], read_paths, memory_mb)
+        cmd = sandboxed_command(
+            tc, WORKER_SCRIPT, [str(int(deadline_s * 1000)), str(write_fd)], read_paths, memory_mb, FRESH_MODULE_FLAGS
+        )
         try:
             self.proc = spawn_sandboxed(
                 cmd,

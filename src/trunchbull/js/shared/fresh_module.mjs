@@ -87,11 +87,13 @@ export class ModuleSource {
     }, { context, identifier: `${specifier} (shared)` });
   }
 
-  // A new instance: { namespace, close() → how many timers it left running }.
+  // A new instance: { namespace, realm (its plain prototypes), close() → how many timers it left running }.
   // `beforeEvaluate` runs once the instance is linked, just before its top-level code.
   async instantiate(beforeEvaluate = () => {}) {
     const open = { closed: false, handles: new Map() };
     const context = vm.createContext(vm.constants.DONT_CONTEXTIFY);
+    // (read before any of the module's code runs: it cannot have replaced them)
+    const realm = { objectPrototype: context.Object.prototype, arrayPrototype: context.Array.prototype };
     for (const [name, value] of hostGlobals) context[name] = value;
     Object.assign(context, ownTimers(open));
     const link = (specifier) => this._synthetic(specifier, context);
@@ -115,6 +117,7 @@ export class ModuleSource {
     await module.evaluate();
     return {
       namespace: module.namespace,
+      realm,
       close() {
         open.closed = true;
         const left = open.handles.size;
