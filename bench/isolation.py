@@ -178,6 +178,7 @@ def main() -> int:
     parser.add_argument("--shared", default=SHARED_REV, help="the process split with one module instance per executor")
     parser.add_argument("--before", default=BEFORE_REV, help="before the process split")
     parser.add_argument("--skip-echo", action="store_true")
+    parser.add_argument("--skip-tools", action="store_true")
     args = parser.parse_args()
 
     cases = peers.make_cases(args.cases)
@@ -188,17 +189,17 @@ def main() -> int:
         write_tool_benchmark(work / "tools-bench", cases)
         tools_release = work / "tools-release"
         build(work / "tools-bench", tools_release)
-        with BenchServer() as url:
-            model = ["--model", "openai-compatible:bench", "--base-url", url]
-            measure("warm-up", REPO / "src", tools_release, work, args.cases, model, TOOLS_CONCURRENCY, 1)
-            split = measure("split", shared_src, tools_release, work, args.cases, model, TOOLS_CONCURRENCY, args.runs)
-            fresh = measure("fresh", REPO / "src", tools_release, work, args.cases, model, TOOLS_CONCURRENCY, args.runs)
-            in_worker = measure(
-                "tools-in-worker", before_src, tools_release, work, args.cases, model, TOOLS_CONCURRENCY, args.runs
-            )
-        print(f"\ntools: {args.cases:,} samples, one tool call each, -j {TOOLS_CONCURRENCY}; median of {args.runs}")
-        for r in (split, fresh, in_worker):
-            print(line(r, split))
+        if not args.skip_tools:
+            with BenchServer() as url:
+                model = ["--model", "openai-compatible:bench", "--base-url", url]
+                jobs, n = TOOLS_CONCURRENCY, args.cases
+                measure("warm-up", REPO / "src", tools_release, work, n, model, jobs, 1)
+                split = measure("split", shared_src, tools_release, work, n, model, jobs, args.runs)
+                fresh = measure("fresh", REPO / "src", tools_release, work, n, model, jobs, args.runs)
+                in_worker = measure("tools-in-worker", before_src, tools_release, work, n, model, jobs, args.runs)
+            print(f"\ntools: {n:,} samples, one tool call each, -j {jobs}; median of {args.runs}")
+            for r in (split, fresh, in_worker):
+                print(line(r, split))
         if not args.skip_echo:
             write_benchmark(work / "echo-bench", cases)
             echo_release = work / "echo-release"
