@@ -1,7 +1,8 @@
 // The model server of the server workload (bench/run.py): OpenAI chat
 // completions on 127.0.0.1 that echo the last user message after DELAY
 // seconds, with the same reply shape as tests/support/chat_server.py's
-// default (which the tests use for everything scripted). It is a lean
+// default (which the tests use for everything scripted). A request that offers
+// tools and holds no tool result yet is answered with a call of its first tool. It is a lean
 // node:http server because it shares the machine's two cores with the client
 // under test: the bound (concurrency / delay) assumes a server that adds
 // nothing to its delay, and tests/support/chat_server.py (aiohttp) spends
@@ -116,9 +117,32 @@ const server = http.createServer((req, res) => {
     } catch {
       return send(res, 400, { error: { message: "the body is not JSON", type: "invalid_request_error" } });
     }
-    const content = lastUserText(Array.isArray(body.messages) ? body.messages : []);
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    const content = lastUserText(messages);
+    const tokens = Math.max(1, Math.floor(content.length / 4));
+    // Offered tools and no tool result yet: call the first tool once (the
+    // tool-calling workload of bench/isolation.py); then echo as always.
+    const tool = Array.isArray(body.tools) && !messages.some((m) => m?.role === "tool") ? body.tools[0]?.function?.name : null;
+    const message = tool
+      ? { role: "assistant", content: null, tool_calls: [{ id: `call_${++ids}`, type: "function", function: { name: tool, arguments: "{}" } }] }
+      : { role: "assistant", content };
     const odd = misbehaviourOf(content);
-    setTimeout(() => (odd ? MISBEHAVIOURS[odd](res, body.model, content) : send(res, 200, completion(body.model, content))), delayMs);
+    if (odd) {
+      setTimeout(() => MISBEHAVIOURS[odd](res, body.model, content), delayMs);
+      return;
+    }
+    setTimeout(
+      () =>
+        send(res, 200, {
+          id: `chatcmpl-${++ids}`,
+          object: "chat.completion",
+          created: 0,
+          model: body.model,
+          choices: [{ index: 0, message, finish_reason: tool ? "tool_calls" : "stop" }],
+          usage: { prompt_tokens: tokens, completion_tokens: tokens, total_tokens: 2 * tokens },
+        }),
+      delayMs,
+    );
   });
 });
 server.keepAliveTimeout = 60_000;

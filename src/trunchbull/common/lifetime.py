@@ -29,6 +29,8 @@ _lock = threading.RLock()  # re-entrant: the signal handler runs on the main thr
 _children: list[subprocess.Popen] = []
 _graceful: set[int] = set()  # pids of children that exit by themselves
 _shared_group: set[int] = set()  # pids of children left in the CLI's own process group
+_reaps_child: set[int] = set()  # pids of children that wait for one inner process (see stop())
+REAP_S = 1.0
 _scratch: dict[Path, int] = {}  # scratch directory → the descriptor holding its lock
 _interrupted: list[int] = []  # the signal that interrupted the command, if any
 
@@ -42,17 +44,20 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
-def spawn(cmd: list[str], *, graceful: bool = False, own_group: bool = True, **popen_kwargs) -> subprocess.Popen:
+def spawn(
+    cmd: list[str], *, graceful: bool = False, own_group: bool = True, reaps_child: bool = False, **popen_kwargs
+) -> subprocess.Popen:
     """subprocess.Popen, registered; in a new session (its own process group)
     unless `own_group` is False: a child that must die with the CLI even when
-    the CLI's group is killed at once (a run's workers) stays in it."""
+    the CLI's group is killed at once (a run's workers) stays in it.
+    `reaps_child`: see stop()."""
     if _interrupted:  # a late start on another thread while the command is being stopped
         raise Interrupted(_interrupted[0])
     proc = subprocess.Popen(cmd, start_new_session=own_group, **popen_kwargs)
     with _lock:
         _children[:] = [p for p in _children if p.returncode is None]  # forget the reaped
         _children.append(proc)
-        for flag, pids in ((graceful, _graceful), (not own_group, _shared_group)):
+        for flag, pids in ((graceful, _graceful), (not own_group, _shared_group), (reaps_child, _reaps_child)):
             (pids.add if flag else pids.discard)(proc.pid)  # a pid may be a reaped child's again
     return proc
 
@@ -88,8 +93,38 @@ def signal_group(proc: subprocess.Popen, signum: int) -> None:
 
 def stop(proc: subprocess.Popen) -> None:
     """Kill the child and everything in its group now; shutdown() reaps it
-    if nobody else does."""
+    if nobody else does. A child spawned `reaps_child` (`unshare -f`, which
+    waits for the one process it started in new namespaces) has that process
+    killed first and is given a moment to reap it and exit: killed together,
+    the inner process would be left a zombie for init."""
+    if proc.pid in _reaps_child and proc.returncode is None:
+        inner = _direct_children(proc.pid)
+        for pid in inner:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if inner:
+            try:
+                proc.wait(timeout=REAP_S)
+                return
+            except subprocess.TimeoutExpired:
+                pass
     signal_group(proc, signal.SIGKILL)
+
+
+def _direct_children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            found += [int(p) for p in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            pass
+    return found
 
 
 def reap_in_background(proc: subprocess.Popen) -> None:

@@ -1,7 +1,8 @@
 """The custom-evaluator worker pool (SPEC §4).
 
 A persistent pool of Node processes (one per core) runs js/evaluator_worker.mjs
-under Node's permission model. Each process evaluates calls one at a time; the
+in the sandbox of all user code (node/sandbox.py: Node's permission model, no
+network, no other processes). Each process evaluates calls one at a time; the
 pool feeds it chunks of calls and reads one answer per call from a private pipe.
 The deadline (5 s) is enforced twice: inside the worker for asynchronous
 evaluators, and here for everything else — a call that has not answered
@@ -28,13 +29,15 @@ import orjson
 
 from trunchbull.common import lifetime
 from trunchbull.node.replies import evaluator_answer_ok
-from trunchbull.node.sandbox import log_tail, sandbox_flags
+from trunchbull.node.sandbox import log_tail, sandboxed_command, spawn_sandboxed
 from trunchbull.node.toolchain import JS_DIR, Toolchain, toolchain
 
 WORKER_SCRIPT = JS_DIR / "grade/evaluator_worker.mjs"
 DEADLINE_S = 5.0
 GRACE_S = 0.25  # lets the worker report an async timeout itself before we kill it
 WORKER_MEMORY_MB = 1024
+# Every call gets a fresh instance of its module (js/shared/fresh_module.mjs).
+FRESH_MODULE_FLAGS = ("--experimental-vm-modules", "--experimental-import-meta-resolve")
 
 
 @dataclass(frozen=True)
@@ -67,15 +70,12 @@ class _Process:
     def __init__(self, tc: Toolchain, read_paths: list[Path], deadline_s: float, memory_mb: int):
         read_fd, write_fd = os.pipe()
         self.log = tempfile.TemporaryFile(prefix="trunchbull-evaluator-")
-        cmd = [
-            str(tc.node),
-            *sandbox_flags([*read_paths, JS_DIR], memory_mb),
-            str(WORKER_SCRIPT),
-            str(int(deadline_s * 1000)),
-            str(write_fd),
-        ]
+        # The same sandbox as all user code: no network, no other processes, reads only the release.
+        cmd = sandboxed_command(
+            tc, WORKER_SCRIPT, [str(int(deadline_s * 1000)), str(write_fd)], read_paths, memory_mb, FRESH_MODULE_FLAGS
+        )
         try:
-            self.proc = lifetime.spawn(
+            self.proc = spawn_sandboxed(
                 cmd,
                 stdin=subprocess.PIPE,
                 stdout=self.log,

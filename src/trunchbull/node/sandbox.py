@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,31 +130,88 @@ def sandbox_flags(read_paths: list[Path], memory_mb: int = DEFAULT_MEMORY_MB) ->
     return flags
 
 
-_no_network: list[str] | None = None
+_isolation: list[str] | None = None
+_isolation_lock = threading.Lock()
+_limitation_said = False
+
+# A fresh network namespace (no interfaces but a down loopback), and a PID
+# namespace with its own /proc: the process cannot signal, or read the /proc
+# of, any process outside it. --kill-child: a SIGKILL of `unshare` itself (a
+# run killed as a group, a worker replaced) takes the namespace's process along.
+# `setsid`: a session of its own, since kill(0, …) reaches the caller's whole
+# process group even across PID namespaces (the CLI's, for a run's workers).
+FULL_ISOLATION = ["-n", "-p", "-f", "--mount-proc", "--kill-child=SIGKILL"]
+NETWORK_ONLY = ["-n"]
+LIMITATION = (
+    "trunchbull: note: user code (tools, evaluators, transformers) runs without {missing} of its own here "
+    "(it needs root and a working `unshare` on Linux): {consequence}; see docs/running.md, \"Isolation\""
+)
 
 
-def no_network_prefix() -> list[str]:
-    """`unshare -n` (a fresh network namespace: no interfaces but a down
-    loopback) when the platform allows it, i.e. running as root on Linux with
-    unshare available; else [] and user code keeps the host's network."""
-    global _no_network
-    if _no_network is None:
-        unshare = shutil.which("unshare")
-        _no_network = []
-        if unshare and hasattr(os, "geteuid") and os.geteuid() == 0 and not os.environ.get("TRUNCHBULL_NO_UNSHARE"):
-            probe = lifetime.run([unshare, "-n", "true"])
-            if probe.returncode == 0:
-                _no_network = [unshare, "-n", "--"]
-    return _no_network
+def isolation_prefix() -> list[str]:
+    """The command prefix that runs user code in namespaces of its own: a
+    network and a PID namespace where the platform allows it (root on Linux,
+    a working `unshare`), a network namespace alone where only that works,
+    else []. What is missing is said once per process on stderr."""
+    global _isolation
+    with _isolation_lock:  # the pools start their processes from several threads
+        if _isolation is None:
+            unshare, setsid = shutil.which("unshare"), shutil.which("setsid")
+            found: list[str] = []
+            if unshare and hasattr(os, "geteuid") and os.geteuid() == 0 and not os.environ.get("TRUNCHBULL_NO_UNSHARE"):
+                candidates = [[unshare, *NETWORK_ONLY, "--"]]
+                if setsid:  # (without -f there is no child to give a session: `setsid` would fork)
+                    candidates.insert(0, [unshare, *FULL_ISOLATION, "--", setsid])
+                for prefix in candidates:
+                    if lifetime.run([*prefix, "true"]).returncode == 0:
+                        found = prefix
+                        break
+            _say_limitation(found)
+            _isolation = found
+        return _isolation
 
 
-def _sandboxed_command(
-    script: Path, args: list[str], read_paths: list[Path], tc: Toolchain, memory_mb: int
+def _say_limitation(prefix: list[str]) -> None:
+    global _limitation_said
+    if _limitation_said:
+        return
+    _limitation_said = True
+    if not prefix:
+        missing, consequence = (
+            "a network or PID namespace",
+            "it can open sockets and signal other processes of this user",
+        )
+    elif "-p" not in prefix:
+        missing, consequence = "a PID namespace", "it can signal other processes of this user"
+    else:
+        return
+    print(LIMITATION.format(missing=missing, consequence=consequence), file=sys.stderr)
+
+
+def spawn_sandboxed(cmd: list[str], **popen_kwargs) -> subprocess.Popen:
+    """lifetime.spawn for a sandboxed_command: when it starts with `unshare`,
+    stopping it kills the namespace's process first (lifetime.stop)."""
+    prefix = isolation_prefix()
+    return lifetime.spawn(cmd, reaps_child=bool(prefix) and cmd[: len(prefix)] == prefix, **popen_kwargs)
+
+
+def sandboxed_command(
+    tc: Toolchain,
+    script: Path,
+    args: list[str],
+    read_paths: list[Path],
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    node_flags: tuple[str, ...] = (),
 ) -> list[str]:
+    """The one way user code is started: in namespaces of its own (no
+    network, no other processes: isolation_prefix) and under Node's
+    permission model (sandbox_flags), reading only `read_paths`, the
+    scripts and the toolchain."""
     return [
-        *no_network_prefix(),
+        *isolation_prefix(),
         str(tc.node),
         *sandbox_flags([*read_paths, JS_DIR, tc.root], memory_mb),
+        *node_flags,
         str(script),
         *args,
     ]
@@ -211,8 +269,8 @@ def stream_sandboxed(
     takes tens of milliseconds nobody needs to wait for (stderr is then not
     collected). `on_spawn` gets a handle on the process (its deadline; with
     `stdin_pipe`, its stdin to answer it); otherwise stdin is empty."""
-    cmd = _sandboxed_command(script, args, read_paths, tc, memory_mb)
-    proc = lifetime.spawn(
+    cmd = sandboxed_command(tc, script, args, read_paths, memory_mb)
+    proc = spawn_sandboxed(
         cmd,
         stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
         stdout=subprocess.PIPE,

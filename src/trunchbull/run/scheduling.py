@@ -53,6 +53,9 @@ class InFlight:
 
 @dataclass
 class Worker:
+    """One worker unit: the model caller (`proc`) and, when the release has
+    tools, its tool executor; killed and replaced together."""
+
     proc: subprocess.Popen
     in_fd: int
     out_fd: int
@@ -68,6 +71,7 @@ class Worker:
     calls: dict[int, int] = field(default_factory=dict)  # provider requests sent, by sample in flight
     outbox: bytearray = field(default_factory=bytearray)
     inbox: bytes = b""
+    executor: subprocess.Popen | None = None  # the process that runs the release's tools
 
     def room(self) -> int:
         return self.slots + self.prefetch - len(self.inflight) if self.ready else 0
@@ -125,10 +129,25 @@ class Worker:
     def running(self) -> set[int]:
         return set(self.inflight) - set(self.waiting)
 
+    def processes(self) -> list[subprocess.Popen]:
+        return [self.proc] if self.executor is None else [self.proc, self.executor]
+
     def kill(self) -> None:
-        lifetime.stop(self.proc)
-        self.proc.wait()
+        for proc in self.processes():
+            lifetime.stop(proc)
+        for proc in self.processes():
+            proc.wait()
         self.close_fds()
+
+    def executor_exit(self) -> int | None:
+        """The tool executor's exit status once it has ended (waited for
+        briefly: the model caller exits when it sees its executor go), else None."""
+        if self.executor is None:
+            return None
+        try:
+            return self.executor.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return None
 
     def close_fds(self) -> None:
         for fd in (self.in_fd, self.out_fd):

@@ -83,7 +83,8 @@ def spawn_pool(
     tc = toolchain()
     model = spec.for_worker()
     sdk = sdk_bundle(tc, spec.provider)
-    read_paths = [*layout.read_paths, *spec.read_paths(), sdk]
+    read_paths = [*spec.read_paths(), sdk]  # the model caller reads no benchmark file
+    tool_paths = [*layout.read_paths, sdk]
     size, per_worker = worker_count(settings.concurrency), None
     node_flags: tuple[str, ...] = ()
     if spec.local:  # installed on first use; one model instance per worker, one sample at a time on each
@@ -95,6 +96,7 @@ def spawn_pool(
         node_flags, per_worker = runtime.node_flags, 1
     config = {
         "sdk": str(sdk),
+        "toolchainAi": str(tc.ai_package.resolve()),
         "model": model,
         "settings": settings.call_settings(),
         "maxSteps": settings.maxSteps,
@@ -113,6 +115,7 @@ def spawn_pool(
         config,
         read_paths,
         spec.worker_env(),
+        tool_paths=tool_paths,
         size=size,
         concurrency=settings.concurrency,
         cwd=layout.modules_dir,

@@ -1,7 +1,8 @@
 """The run's Node workers and the scheduler that feeds them (SPEC §8.2).
 
-A small pool of Node processes (js/run_worker.mjs, under Node's permission
-model) each runs many samples at once. At most `concurrency` samples are in
+A small pool of worker units (run/worker_units.py: a model caller,
+js/run/worker.mjs, and when the release has tools its tool executor) each
+runs many samples at once. At most `concurrency` samples are in
 flight across the pool: each worker runs its share of them (its slots) and
 holds up to `PREFETCH` more waiting, in order, so that a finished sample's
 slot is filled at once rather than after a round trip through this process
@@ -39,7 +40,6 @@ from __future__ import annotations
 import os
 import select
 import subprocess
-import tempfile
 import time
 from collections import deque
 from pathlib import Path
@@ -49,21 +49,16 @@ import orjson
 
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError
-from trunchbull.node.sandbox import log_tail, sandbox_flags
-from trunchbull.node.toolchain import JS_DIR, Toolchain
+from trunchbull.node.sandbox import log_tail
+from trunchbull.node.toolchain import Toolchain
 from trunchbull.run.samples import Sample
 from trunchbull.run.scheduling import PREFETCH, InFlight, Worker, shares
+from trunchbull.run.worker_units import UnitPaths, spawn_unit
 from trunchbull.rundir.schema import error_record
 
-WORKER_SCRIPT = JS_DIR / "run/worker.mjs"
-WORKER_MEMORY_MB = 2048
 GRACE_S = 1.0  # after a deadline, the worker's own report is waited for this long
 MAX_CRASHES = 2
 START_TIMEOUT_S = 120  # a local model is loaded before its worker is ready
-# V8's young generation: 8 MB semi-spaces instead of 16 keep a worker ~15 MB
-# smaller at full speed (25,000 echo samples: the run's tree peaks ~30 MB
-# lower) for ~1.5% more time in scavenges.
-SEMI_SPACE_FLAG = "--max-semi-space-size=8"
 
 
 OnRecord = Callable[[Sample, "str | None", bytes], None]  # (sample, error kind or None, record JSON)
@@ -88,6 +83,7 @@ class WorkerPool:
         read_paths: list[Path],
         env: dict[str, str],
         *,
+        tool_paths: list[Path] | None = None,
         size: int,
         concurrency: int,
         cwd: Path,
@@ -97,7 +93,9 @@ class WorkerPool:
         per_worker: int | None = None,
         on_warning: Callable[[str], None] | None = None,
     ):
-        """`node_flags`: permissions beyond the sandbox's (a local model's
+        """`read_paths`: what the model callers read (the AI SDK bundle, a
+        local model's files); `tool_paths`: what the tool executors read (the
+        release, its dependencies); `node_flags`: permissions beyond the sandbox's (a local model's
         native addon); `per_worker`: at most this many samples in flight on one
         worker, none waiting (None: no limit but `concurrency`); `on_warning`:
         each distinct model warning, once."""
@@ -106,6 +104,7 @@ class WorkerPool:
         self._shares = shares(concurrency, size, per_worker)
         self._prefetch = 0 if per_worker is not None else PREFETCH
         self.read_paths = read_paths
+        self.tool_paths = tool_paths or []
         self.env = {**tc.base_env(), **env}
         self.size = size
         self.cwd = cwd
@@ -121,36 +120,15 @@ class WorkerPool:
     # ------------------------------------------------------------------ processes
 
     def _spawn(self, index: int) -> Worker:
-        read_fd, write_fd = os.pipe()
-        log = tempfile.TemporaryFile(prefix="trunchbull-run-worker-")
-        cmd = [
-            str(self.tc.node),
-            *sandbox_flags([*self.read_paths, JS_DIR, self.tc.root], WORKER_MEMORY_MB),
-            *self.node_flags,
-            SEMI_SPACE_FLAG,
-            str(WORKER_SCRIPT),
-            str(write_fd),
-        ]
-        try:
-            # In the CLI's process group: a run killed as a group (SIGKILL included) takes its workers along.
-            proc = lifetime.spawn(
-                cmd,
-                own_group=False,
-                stdin=subprocess.PIPE,
-                stdout=log,
-                stderr=log,
-                pass_fds=(write_fd,),
-                env=self.env,
-                cwd=str(self.cwd),
-            )
-        finally:
-            os.close(write_fd)
-        assert proc.stdin is not None
-        in_fd = os.dup(proc.stdin.fileno())
-        proc.stdin.close()
-        os.set_blocking(in_fd, False)
         slots = self._shares[index]
-        worker = Worker(proc, in_fd, read_fd, log, slots, self._prefetch)
+        worker = spawn_unit(
+            self.tc,
+            UnitPaths(self.read_paths, self.tool_paths if self._config["tools"] else None, self.cwd),
+            self.env,
+            self.node_flags,
+            slots,
+            self._prefetch,
+        )
         worker.outbox += orjson.dumps({**self._config, "slots": slots}) + b"\n"
         return worker
 
@@ -167,7 +145,11 @@ class WorkerPool:
         while not all(w.ready for w in self.workers):
             self._pump(min(1.0, max(0.0, deadline - time.monotonic())), on_record=None)
             if time.monotonic() > deadline:
-                raise UsageError(f"the run's Node workers did not start within {START_TIMEOUT_S} s")
+                tail = next((t for w in self.workers if not w.ready and (t := log_tail(w.log))), "")
+                raise UsageError(
+                    f"the run's Node workers did not start within {START_TIMEOUT_S} s"
+                    + (f"; the last output of one:\n{tail}" if tail else "")
+                )
 
     def ready_info(self) -> list[dict]:
         """What each worker said when it was ready (in pool order)."""
@@ -180,11 +162,12 @@ class WorkerPool:
             except OSError:
                 pass
         for worker in self.workers:
-            try:
-                worker.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                lifetime.stop(worker.proc)
-                worker.proc.wait()
+            for proc in worker.processes():  # the executor ends when its model caller has
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    lifetime.stop(proc)
+                    proc.wait()
             worker.in_fd = -1
             worker.close_fds()
         self.workers = []
@@ -358,6 +341,8 @@ class WorkerPool:
                 + (f"; its last output:\n{tail}" if tail else f" (exit code {worker.proc.returncode})")
             )
         code = worker.proc.returncode
+        if (executor_code := worker.executor_exit()) is not None:
+            code = executor_code  # the tools' process ended first (its model caller follows it)
         how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
         tail = log_tail(worker.log)
         requeue = []

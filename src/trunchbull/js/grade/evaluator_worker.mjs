@@ -17,10 +17,11 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import {
   ArrayIsArray, JSONParse, JSONStringify, NumberIsFinite, ObjectGetPrototypeOf, ObjectHasOwn, ObjectKeys,
-  ObjectPrototype, StringCharCodeAt, StringSlice, StringToWellFormed, clip, encode, errorText as describeThrown,
+  StringCharCodeAt, StringSlice, StringToWellFormed, admitRealm, clip, encode, errorText as describeThrown, isPlainObjectPrototype,
   isNativeError, writeAll,
 } from "../shared/intrinsics.mjs";
 import { toJsonData } from "../shared/json_walk.mjs";
+import { ModuleSource } from "../shared/fresh_module.mjs";
 
 const DEADLINE_MS = Number(process.argv[2] || 5000);
 const PROTOCOL_FD = Number(process.argv[3] || 3);
@@ -31,7 +32,7 @@ const now = performance.now.bind(performance);
 const MathRound = Math.round;
 const setTimer = setTimeout;
 const clearTimer = clearTimeout;
-const modules = { __proto__: null }; // bundle path → Promise of { fn } or { problem }
+const sources = { __proto__: null }; // bundle path → its ModuleSource, or { problem }
 let current = null; // { fail(reason) } of the call in progress
 
 function errorText(err) {
@@ -64,24 +65,43 @@ process.on("unhandledRejection", (err) => {
   else process.stderr.write(`trunchbull evaluator worker: unhandled rejection between calls: ${errorText(err)}\n`);
 });
 
-function loadEvaluate(path) {
-  let entry = modules[path];
-  if (!entry) {
-    entry = promiseThen(import(pathToFileURL(path).href),
-      (mod) => {
-        try {
-          const fn = mod.default && typeof mod.default === "object" ? mod.default.evaluate : undefined;
-          if (typeof fn !== "function") return { __proto__: null, problem: "the module's default export has no evaluate function" };
-          return { __proto__: null, fn };
-        } catch (err) {
-          return { __proto__: null, problem: `cannot read the evaluator module's default export: ${errorText(err)}` };
-        }
-      },
-      (err) => ({ __proto__: null, problem: `cannot load the evaluator module: ${errorText(err)}` }),
-    );
-    modules[path] = entry;
+// Every call gets a fresh instance of its module, in a V8 context of its own
+// (fresh_module.mjs: compiled once, its code cache reused), so that no call
+// sees what another left in the module, its globals or its prototypes.
+function sourceOf(path) {
+  let source = sources[path];
+  if (!source) {
+    try {
+      source = new ModuleSource(path);
+    } catch (err) {
+      source = { __proto__: null, problem: `cannot load the evaluator module: ${errorText(err)}` };
+    }
+    sources[path] = source;
   }
-  return entry;
+  return source;
+}
+
+async function loadEvaluate(path) {
+  const source = sourceOf(path);
+  if (source.problem) return source;
+  let instance;
+  try {
+    instance = await source.instantiate();
+  } catch (err) {
+    return { __proto__: null, problem: `cannot load the evaluator module: ${errorText(err)}` };
+  }
+  try {
+    const exported = instance.namespace.default;
+    const fn = exported && typeof exported === "object" ? exported.evaluate : undefined;
+    if (typeof fn !== "function") {
+      instance.close();
+      return { __proto__: null, problem: "the module's default export has no evaluate function" };
+    }
+    return { __proto__: null, fn, instance };
+  } catch (err) {
+    instance.close();
+    return { __proto__: null, problem: `cannot read the evaluator module's default export: ${errorText(err)}` };
+  }
 }
 
 function describe(value) {
@@ -96,7 +116,7 @@ function describe(value) {
   if (ArrayIsArray(value)) return "an array";
   if (typeof value === "object") {
     const proto = ObjectGetPrototypeOf(value);
-    if (proto !== ObjectPrototype && proto !== null) {
+    if (!isPlainObjectPrototype(proto)) {
       let name;
       try {
         name = value.constructor?.name;
@@ -121,7 +141,7 @@ function checkResult(value) {
   }
   if (value === null || typeof value !== "object" || ArrayIsArray(value)) return invalid(`returned ${describe(value)}; ${SHAPE}`);
   const proto = ObjectGetPrototypeOf(value);
-  if (proto !== ObjectPrototype && proto !== null) return invalid(`returned ${describe(value)}; ${SHAPE}`);
+  if (!isPlainObjectPrototype(proto)) return invalid(`returned ${describe(value)}; ${SHAPE}`);
   const keys = ObjectKeys(value);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
@@ -183,6 +203,16 @@ function race(a, b) {
 async function runCall(request) {
   const loaded = await loadEvaluate(request.module);
   if (loaded.problem) return errorResult(loaded.problem);
+  const leaveRealm = admitRealm(loaded.instance.realm); // its plain objects are plain data
+  try {
+    return await callOnce(loaded, request);
+  } finally {
+    leaveRealm();
+    loaded.instance.close();
+  }
+}
+
+async function callOnce(loaded, request) {
   let timer;
   const stop = new PromiseCtor((resolve) => {
     current = { __proto__: null, fail: (err) => resolve(errorResult(`the evaluator failed asynchronously: ${errorText(err)}`,

@@ -1,14 +1,19 @@
-// A run worker (SPEC §8.2): runs many samples concurrently, each one AI SDK
-// `generateText` call with the case's tools and a bounded multi-step loop.
-// Started by trunchbull/run/workers.py under Node's permission model (reads
-// only in the release, its dependencies and the toolchain; no writes, child
-// processes, workers or addons; network allowed; a local model adds reads of
-// its GGUF file and runtime, and native addons), with stdout and stderr sent
-// to a log file. The protocol is on file descriptor argv[2], so user code that
-// prints cannot corrupt it.
+// A run worker, the model caller (SPEC §8.2): runs many samples concurrently,
+// each one AI SDK `generateText` call with the case's tools and a bounded
+// multi-step loop. It holds the provider's key and talks to the provider, and
+// imports no benchmark code at all: the release's tools run in a tool
+// executor of its own (tool_executor.mjs, a separate sandboxed process with
+// no key and no network), each call a message over the pipes argv[3] (to it)
+// and argv[4] (from it), so nothing a tool does to prototypes or globals can
+// reach what this process sends to the provider. Started by
+// trunchbull/run/workers.py under Node's permission model (reads only in the
+// scripts and the toolchain; no writes, child processes, workers or addons;
+// network allowed; a local model adds reads of its GGUF file and runtime, and
+// native addons), with stdout and stderr sent to a log file. The protocol is
+// on file descriptor argv[2].
 //
 // stdin, one JSON line each: first the run's configuration
-//   { sdk (the AI SDK bundle's path), model: { provider, model, baseUrl, apiKeyEnv, path },
+//   { sdk (the AI SDK bundle's path), toolchainAi (the toolchain's `ai`, for tools without their own), model: { provider, model, baseUrl, apiKeyEnv, path },
 //     settings, maxSteps, timeoutMs, toolTimeoutMs, retries, slots,
 //     maxRecordBytes, maxResponseBytes, maxToolResultBytes, maxReplyBytes (limits.mjs, http.mjs),
 //     tools: { name: { module, description, inputSchema } } }
@@ -20,28 +25,29 @@
 //   ready <TAB> info JSON      the model is made; samples may come (info:
 //                              { model: what the model says of itself, or null })
 //   w <TAB> message JSON       a warning from the model (AI SDK call warnings,
-//                              e.g. an unsupported setting), once per message
+//                              e.g. an unsupported setting) or the tool executor
+//                              (a tool left timers running), once per message
 //   fatal <TAB> message        the model cannot be made (nothing was called)
 //   c <TAB> k                  sample k sends a request to the provider (each attempt)
 //   s <TAB> k <TAB> n          tool call (or tool-module import) n of sample k starts
-//   e <TAB> k <TAB> n          ... and ends
+//   e <TAB> k <TAB> n          ... and ends (both as the tool executor says, while k runs)
 //   r <TAB> k <TAB> kind|- <TAB> record JSON   sample k is done (its error kind, or -)
 //   u <TAB> k                  sample k, given back, was never started
 import { writeSync } from "node:fs";
-import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { echoModel } from "./model_echo.mjs";
 import { createModel } from "./models.mjs";
 import { SAMPLE_HEADER, retryingFetch } from "./fetch.mjs";
 import { httpFetch } from "./http.mjs";
 import { limitedModel, recordLine, shallow } from "./limits.mjs";
-import { ToolBox } from "./tools.mjs";
+import { ToolClient, ToolLoadError } from "./tool_client.mjs";
 import { plainStringifySafe, toJsonData } from "../shared/json_walk.mjs";
 
 const PROTOCOL_FD = Number(process.argv[2]);
-const stringify = JSON.stringify; // captured before any user code runs
+const TOOLS_TO_FD = process.argv[3] ? Number(process.argv[3]) : null; // none: the release has no tools
+const TOOLS_FROM_FD = process.argv[4] ? Number(process.argv[4]) : null;
+const stringify = JSON.stringify;
 const parse = JSON.parse;
-const toolchainRequire = createRequire(`${process.env.TRUNCHBULL_TOOLCHAIN}/package.json`);
 
 // Ctrl-C reaches the whole process group: the parent stops the run and its
 // workers in order, keeping every record.
@@ -207,25 +213,42 @@ const config = parse(firstLine);
 
 let ai;
 let model;
-let toolBox;
+let toolClient = null;
 try {
   ai = await import(pathToFileURL(config.sdk).href); // the AI SDK and the provider, one bundle
   const spec = { ...config.model };
   if (spec.apiKeyEnv) {
     spec.apiKey = process.env[spec.apiKeyEnv];
     secret = spec.apiKey || null;
-    delete process.env[spec.apiKeyEnv]; // tools run in this process: they never see the key
+    delete process.env[spec.apiKeyEnv]; // nothing else here needs it
   }
   const transport = (url, init) => httpFetch(url, init, undefined, config.maxReplyBytes);
   const made = await createModel(spec, ai, retryingFetch(config.retries, inProgress, transport, (k) => sendSoon(`c\t${k}`)));
   const sampleOf = (params) => inProgress.get(Number(params?.headers?.[SAMPLE_HEADER]))?.repairs ?? null;
   model = limitedModel(made, config.maxResponseBytes, sampleOf);
-  toolBox = new ToolBox(config.tools, {
-    ai, aiFallback: toolchainRequire.resolve("ai"), toolTimeoutMs: config.toolTimeoutMs,
-    maxToolResultBytes: config.maxToolResultBytes,
-    onStart: (k, n) => send(`s\t${k}\t${n}`), onEnd: (k, n) => send(`e\t${k}\t${n}`),
-  });
-  await toolBox.preload();
+  if (TOOLS_TO_FD !== null) {
+    toolClient = new ToolClient(TOOLS_TO_FD, TOOLS_FROM_FD, {
+      specs: config.tools, toolTimeoutMs: config.toolTimeoutMs, maxToolResultBytes: config.maxToolResultBytes,
+      // Only a sample still running here is reported: a late start cannot outlive its record.
+      onStart: (k, n) => inProgress.has(k) && send(`s\t${k}\t${n}`),
+      onEnd: (k, n) => inProgress.has(k) && send(`e\t${k}\t${n}`),
+      onWarning: (text) => {
+        if (!warned.has(text)) {
+          warned.add(text);
+          send(`w\t${stringify(text)}`);
+        }
+      },
+      onGone: () => {
+        // The executor died (a tool ended it, or it ran out of memory): so does this
+        // worker, and the parent accounts for the samples in flight (run/workers.py).
+        flush();
+        process.stderr.write("trunchbull run worker: the tool executor exited\n");
+        process.exit(70);
+      },
+    });
+    const modules = Object.fromEntries(Object.entries(config.tools).map(([name, t]) => [name, { module: t.module }]));
+    await toolClient.start({ sdk: config.sdk, aiFallback: config.toolchainAi, tools: modules });
+  }
   // The AI SDK's first call initializes it (~0.2 s): made here, with the
   // built-in echo model, so that no sample's latency includes it.
   await ai.generateText({ model: echoModel(), prompt: "warm-up", maxRetries: 0 });
@@ -261,7 +284,11 @@ async function runSample(request) {
   let error = null;
   try {
     await (async () => {
-      const tools = request.tools.length ? await toolBox.toolsFor(request.tools, sample) : undefined;
+      if (request.tools.length && !toolClient) {
+        const first = request.tools[0];
+        throw new ToolLoadError(`the release has no tool ${stringify(typeof first === "string" ? first : first.tool)}`);
+      }
+      const tools = request.tools.length ? await toolClient.toolsFor(request.tools, sample, ai) : undefined;
       const result = await ai.generateText({
         model,
         system: request.system ?? undefined,
@@ -295,6 +322,7 @@ async function runSample(request) {
   } finally {
     clearTimeout(timer);
     inProgress.delete(request.k);
+    if (request.tools.length && toolClient) toolClient.close(request.k);
   }
   const record = {
     caseId: request.caseId,

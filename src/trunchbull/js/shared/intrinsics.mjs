@@ -41,6 +41,32 @@ const fsWriteSync = writeSync;
 const BufferFrom = Buffer.from;
 const processExit = process.exit.bind(process);
 
+// The Object.prototype and Array.prototype of every realm whose values count
+// as plain data: this one, and each fresh context a user module runs in while
+// its values are checked (fresh_module.mjs), captured before its code ran.
+const plainObjectPrototypes = new SetCtor([ObjectPrototype]);
+const plainArrayPrototypes = new SetCtor([ArrayPrototype]);
+
+/** An object with this prototype is a plain object (null included). */
+export function isPlainObjectPrototype(proto) {
+  return proto === null || SetHas(plainObjectPrototypes, proto);
+}
+
+/** An array with this prototype is a plain array. */
+export function isPlainArrayPrototype(proto) {
+  return SetHas(plainArrayPrototypes, proto);
+}
+
+/** Count a context's plain prototypes as plain until the returned function is called. */
+export function admitRealm({ objectPrototype, arrayPrototype }) {
+  SetAdd(plainObjectPrototypes, objectPrototype);
+  SetAdd(plainArrayPrototypes, arrayPrototype);
+  return () => {
+    SetDelete(plainObjectPrototypes, objectPrototype);
+    SetDelete(plainArrayPrototypes, arrayPrototype);
+  };
+}
+
 /** A fresh array with no prototype (nothing inherited: no toJSON, no index setters). */
 export function list(length = 0) {
   const out = new Array(length);

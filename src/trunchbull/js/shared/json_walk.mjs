@@ -10,7 +10,7 @@ import {
   ArrayBufferIsView, ArrayIsArray, ArrayPrototype, JSONStringify, NumberIsFinite, ObjectGetOwnPropertyDescriptor,
   ObjectGetOwnPropertySymbols, ObjectGetPrototypeOf, ObjectHasOwn, ObjectIs, ObjectKeys, ObjectPrototype,
   RegExpExec, SetAdd, SetCtor, SetDelete, SetHas, StringIsWellFormed, StringToWellFormed, append, clip, isDate,
-  isMap, isPromise, isProxy, isRegExp, isSet, list,
+  isMap, isPlainArrayPrototype, isPlainObjectPrototype, isPromise, isProxy, isRegExp, isSet, list,
 } from "./intrinsics.mjs";
 
 const MAX_DEPTH = 64;
@@ -43,7 +43,7 @@ function kindOf(value) {
 // The array rules, shared by the walk and elementChecker. Why an array
 // itself is not plain (null: it is; its elements are walked apart):
 function arrayProblem(array) {
-  if (ObjectGetPrototypeOf(array) !== ArrayPrototype) return "an array subclass is not plain JSON data";
+  if (!isPlainArrayPrototype(ObjectGetPrototypeOf(array))) return "an array subclass is not plain JSON data";
   // JSON.stringify would call it; the copy would not have it.
   if (ObjectHasOwn(array, "toJSON")) return "an array with a toJSON property is not plain JSON data";
   return null;
@@ -116,7 +116,7 @@ function visit(value, key, depth) {
   try {
     if (ArrayIsArray(value)) return visitArray(value, depth);
     const proto = ObjectGetPrototypeOf(value);
-    if (proto !== ObjectPrototype && proto !== null) return bad(undefined, `${kindOf(value)} is not plain JSON data`);
+    if (!isPlainObjectPrototype(proto)) return bad(undefined, `${kindOf(value)} is not plain JSON data`);
     if (ObjectGetOwnPropertySymbols(value).length) return bad(undefined, "an object with Symbol keys is not plain JSON data");
     const out = copying ? { __proto__: null } : undefined;
     const names = ObjectKeys(value);
