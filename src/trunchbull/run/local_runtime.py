@@ -9,8 +9,7 @@ and nothing is compiled (`--ignore-scripts`: its postinstall would offer to
 build llama.cpp from source).
 
 node-llama-cpp tests a prebuilt binary before loading it by forking a child
-process, which the run workers' permission model forbids (and should: tools
-share the worker). So the install runs that test once, unsandboxed, and then
+process, which the run workers' permission model forbids. So the install runs that test once, unsandboxed, and then
 records the tested binary as node-llama-cpp's "last build" (the layout its own
 `source build` command writes), which `getLlama("lastBuild")` loads without a
 test process. The install ends by loading it exactly as a worker will, under
