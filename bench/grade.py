@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "bench"), str(REPO / "src")]
 
 from checkout_env import cli_env  # noqa: E402
-from trunchbull.evaluators.pool import pool_size  # noqa: E402
+from trunchbull.node.worker_pool import pool_size  # noqa: E402
 from trunchbull.grading.command import run_grade_command  # noqa: E402
 
 KINDS = [

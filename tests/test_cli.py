@@ -16,3 +16,15 @@ def test_mis_cased_provider_suggests_the_provider(tmp_path):
     result = run_cli("run", tmp_path, "--model", "OpenAI:gpt-4o", "-o", tmp_path / "run")
     assert result.code == 2 and "unknown provider 'OpenAI' (did you mean 'openai'?)" in result.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_every_command_help_is_printed_as_written():
+    """Each command's --help exits 0 and shows its text as written: a percent sign escaped for
+    argparse's %-formatting appears once (descriptions are not %-formatted, help strings are)."""
+    listing = run_cli("--help").stdout.split("  COMMAND\n", 1)[1].split("\n\n", 1)[0]
+    names = [line.split()[0] for line in listing.splitlines() if line[:4] == "    " and line[4:5].isalpha()]
+    assert {"build", "run", "report", "compare", "leaderboard", "export"} <= set(names), names
+    for name in names:
+        result = run_cli(name, "--help")
+        assert result.code == 0, (name, result.stderr)
+        assert "%%" not in result.stdout and "%(" not in result.stdout, (name, result.stdout)

@@ -12,7 +12,7 @@ import pytest
 
 from tests.run.conftest import read_jsonl, start_cli, wait_for_records, wait_until
 from tests.support.chat_server import Reply
-from trunchbull.evaluators.pool import pool_size
+from trunchbull.node.worker_pool import pool_size
 from trunchbull.run.scheduling import PREFETCH, shares, worker_count
 
 

@@ -13,6 +13,7 @@ from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import Diagnostic
 from trunchbull.common.paths import rel_posix
 from trunchbull.common.userfiles import NOT_REGULAR_CODE, printable
+from trunchbull.node.protocol import INSPECTION, ProtocolError
 from trunchbull.node.replies import inspection_ok
 from trunchbull.node.sandbox import NodeHelper, stream_sandboxed
 from trunchbull.node.toolchain import JS_DIR, Toolchain
@@ -200,13 +201,14 @@ def _inspect_batch(
         nonlocal polluted
         if received >= len(batch):
             return True
-        if line.startswith(b"!polluted"):  # the last module changed built-ins: the rest go to a fresh process
-            polluted = True
-            return True
         report = batch[received]
         try:
-            inspection = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            tag, fields = INSPECTION.frame(line)
+            if tag == b"polluted":  # the last module changed built-ins: the rest go to a fresh process
+                polluted = True
+                return True
+            inspection = INSPECTION.json(fields[0], "an inspection")
+        except ProtocolError:
             inspection = None
         if not inspection_ok(inspection, report.kind):
             garbled = True
@@ -231,6 +233,7 @@ def _inspect_batch(
             JS_DIR / "compile/inspect.mjs",
             [str(request)],
             on_line,
+            channel=INSPECTION,
             tc=tc,
             timeout=deadline_s,
             read_paths=[*read_paths, tmp, *{b.parent for r in batch if (b := r.bundle_file)}],
@@ -240,7 +243,7 @@ def _inspect_batch(
     if polluted:
         return received
     stuck = batch[received]
-    if garbled:
+    if garbled or result.overlong:
         message = "the module's inspection could not be read: something other than the inspection was written to its reply channel"
         hint = "module top-level code must not write to file descriptor 1 directly (console output is fine)"
     elif result.timed_out:

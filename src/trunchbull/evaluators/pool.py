@@ -14,22 +14,18 @@ memory) is replaced the same way. Nothing a call does stops the other calls.
 
 from __future__ import annotations
 
-import os
-import select
-import subprocess
-import tempfile
-import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
 import orjson
 
-from trunchbull.common import lifetime
+from trunchbull.node.protocol import EVALUATOR, ProtocolError
 from trunchbull.node.replies import evaluator_answer_ok
-from trunchbull.node.sandbox import log_tail, sandboxed_command, spawn_sandboxed
+from trunchbull.node.sandbox import sandboxed_command
+from trunchbull.node.worker_pool import Event, ProcessPool, WorkerProcess, pool_size, start_worker
 from trunchbull.node.toolchain import JS_DIR, Toolchain, toolchain
 
 WORKER_SCRIPT = JS_DIR / "grade/evaluator_worker.mjs"
@@ -57,68 +53,22 @@ class CallResult:
     duration_ms: float
 
 
-def pool_size() -> int:
+def _answer(line: bytes) -> dict | None:
+    """An `answer` message's well-formed answer (node/replies.py), else None."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+        _tag, (field,) = EVALUATOR.frame(line)
+        answer = EVALUATOR.json(field, "an answer")
+    except ProtocolError:
+        return None
+    return answer if evaluator_answer_ok(answer) else None
 
 
-class _Process:
-    """One Node worker process with its protocol pipe and log file."""
+@dataclass
+class _Slot:
+    """The calls one worker has been given, answered in order."""
 
-    def __init__(self, tc: Toolchain, read_paths: list[Path], deadline_s: float, memory_mb: int):
-        read_fd, write_fd = os.pipe()
-        self.log = tempfile.TemporaryFile(prefix="trunchbull-evaluator-")
-        # The same sandbox as all user code: no network, no other processes, reads only the release.
-        cmd = sandboxed_command(
-            tc, WORKER_SCRIPT, [str(int(deadline_s * 1000)), str(write_fd)], read_paths, memory_mb, FRESH_MODULE_FLAGS
-        )
-        try:
-            self.proc = spawn_sandboxed(
-                cmd,
-                stdin=subprocess.PIPE,
-                stdout=self.log,
-                stderr=self.log,
-                pass_fds=(write_fd,),
-                env=tc.base_env(),
-                cwd=str(JS_DIR),
-            )
-        finally:
-            os.close(write_fd)
-        self.out_fd = read_fd
-        assert self.proc.stdin is not None
-        self.in_fd = self.proc.stdin.fileno()
-        os.set_blocking(self.in_fd, False)
-
-    def kill(self) -> None:
-        lifetime.stop(self.proc)
-        self.proc.wait()
-        self._close_fds()
-
-    def close(self) -> None:
-        """Graceful stop: close stdin so the worker's loop ends."""
-        try:
-            self.proc.stdin.close()  # type: ignore[union-attr]
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            lifetime.stop(self.proc)
-            self.proc.wait()
-        self._close_fds()
-
-    def _close_fds(self) -> None:
-        for closer in (lambda: os.close(self.out_fd), self.log.close):
-            try:
-                closer()
-            except OSError:
-                pass
-        try:
-            self.proc.stdin.close()  # type: ignore[union-attr]
-        except OSError:
-            pass
+    pending: deque[int] = field(default_factory=deque)
+    started: float = 0.0  # when its current call started (its deadline counts from here)
 
 
 class EvaluatorPool:
@@ -140,8 +90,12 @@ class EvaluatorPool:
         self.grace_s = grace_s
         self.memory_mb = memory_mb
         self.tc = tc or toolchain()
-        self._processes: list[_Process | None] = [None] * self.size
-        self.replaced = 0  # processes killed for a timeout or crash (for diagnostics and tests)
+        self._pool = ProcessPool(self._start, self.size)
+
+    @property
+    def replaced(self) -> int:
+        """Processes killed for a timeout, crash or garbled answer (for diagnostics and tests)."""
+        return self._pool.replaced
 
     def __enter__(self) -> "EvaluatorPool":
         return self
@@ -150,13 +104,24 @@ class EvaluatorPool:
         self.close()
 
     def close(self) -> None:
-        for slot, proc in enumerate(self._processes):
-            if proc is not None:
-                proc.close()
-                self._processes[slot] = None
+        self._pool.close(timeout_s=2.0)
 
-    def _spawn(self) -> _Process:
-        return _Process(self.tc, self.read_paths, self.deadline_s, self.memory_mb)
+    def _start(self, _index: int) -> WorkerProcess:
+        # The same sandbox as all user code: no network, no other processes, reads only the release.
+        return start_worker(
+            lambda fd: sandboxed_command(
+                self.tc,
+                WORKER_SCRIPT,
+                [str(int(self.deadline_s * 1000)), str(fd)],
+                self.read_paths,
+                self.memory_mb,
+                FRESH_MODULE_FLAGS,
+            ),
+            EVALUATOR,
+            env=self.tc.base_env(),
+            cwd=JS_DIR,
+            sandboxed=True,
+        )
 
     def run(self, calls: Sequence[Call]) -> list[CallResult]:
         """Evaluate every call; results in call order. Never raises for
@@ -166,137 +131,72 @@ class EvaluatorPool:
             return []
         workers = min(self.size, len(calls))
         chunk = max(1, min(128, len(calls) // (workers * 4) or 1))
-        queue = deque(range(start, min(start + chunk, len(calls))) for start in range(0, len(calls), chunk))
-        lock = threading.Lock()
-        failures: list[BaseException] = []
-
-        def take() -> range | None:
-            with lock:
-                return queue.popleft() if queue else None
-
-        def work(slot: int) -> None:
-            try:
-                while (indices := take()) is not None:
-                    self._run_chunk(slot, calls, indices, results)
-            except BaseException as err:  # noqa: BLE001 - surfaced below
-                failures.append(err)
-
-        threads = [threading.Thread(target=work, args=(slot,), daemon=True) for slot in range(workers)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if failures:
-            raise failures[0]
-        return results  # type: ignore[return-value]
-
-    def _process(self, slot: int) -> _Process:
-        proc = self._processes[slot]
-        if proc is None or proc.proc.poll() is not None:
-            if proc is not None:
-                proc.kill()
-            proc = self._processes[slot] = self._spawn()
-        return proc
-
-    def _replace(self, slot: int) -> _Process:
-        proc = self._processes[slot]
-        if proc is not None:
-            proc.kill()
-        self.replaced += 1
-        proc = self._processes[slot] = self._spawn()
-        return proc
-
-    def _run_chunk(self, slot: int, calls: Sequence[Call], indices: range, results: list[CallResult | None]) -> None:
-        pending = deque(indices)
-        proc = self._process(slot)
+        chunks = deque(range(start, min(start + chunk, len(calls))) for start in range(0, len(calls), chunk))
+        slots = [_Slot() for _ in range(workers)]
         limit = self.deadline_s + self.grace_s
 
-        def encode(ids) -> bytearray:
+        def give(index: int, ids) -> None:
+            slot = slots[index]
+            slot.pending = deque(ids)
+            slot.started = time.monotonic()
             out = bytearray()
-            for i in ids:
-                out += orjson.dumps({"i": i, "module": calls[i].module, "input": calls[i].input})
-                out += b"\n"
-            return out
+            for i in slot.pending:
+                out += orjson.dumps({"i": i, "module": calls[i].module, "input": calls[i].input}) + b"\n"
+            self._pool.send(index, bytes(out))
 
-        outbox = encode(pending)
-        inbox = b""
-        started = time.monotonic()
-        while pending:
-            wait = started + limit - time.monotonic()
-            readable: list[int] = []
-            writable: list[int] = []
-            if wait > 0:
-                try:
-                    readable, writable, _ = select.select([proc.out_fd], [proc.in_fd] if outbox else [], [], wait)
-                except (OSError, ValueError):
-                    readable = [proc.out_fd]
-            if not readable and not writable:
-                i = pending.popleft()
-                results[i] = CallResult(
-                    "error",
-                    None,
-                    f"the evaluator did not finish within the {self.deadline_s:g} s deadline "
-                    "(its worker was stopped and replaced)",
-                    None,
-                    round((time.monotonic() - started) * 1000, 3),
-                )
-                proc = self._replace(slot)
-                outbox, inbox, started = encode(pending), b"", time.monotonic()
-                continue
-            if writable and outbox:
-                try:
-                    written = os.write(proc.in_fd, outbox)
-                    del outbox[:written]
-                except BlockingIOError:
-                    pass
-                except (BrokenPipeError, OSError):
-                    outbox.clear()  # the process died; the read side reports it
-            if readable:
-                data = os.read(proc.out_fd, 1 << 16)
-                if not data:
-                    i = pending.popleft()
-                    proc.proc.wait()
-                    code = proc.proc.returncode
-                    how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-                    tail = log_tail(proc.log)
-                    results[i] = CallResult(
-                        "error",
-                        None,
-                        f"the evaluator worker crashed: the process {how}"
-                        + (f"; its last output:\n{tail}" if tail else ""),
-                        {"exitCode": code, "stderr": tail or None},
-                        round((time.monotonic() - started) * 1000, 3),
+        def fail_current(index: int, message: str, details: Any = None) -> None:
+            """The slot's current call ends as an error; its worker is replaced and gets the rest."""
+            slot = slots[index]
+            i = slot.pending.popleft()
+            results[i] = CallResult("error", None, message, details, round((time.monotonic() - slot.started) * 1000, 3))
+            self._pool.replace(index)
+            if slot.pending:
+                give(index, list(slot.pending))
+
+        while True:
+            for index, slot in enumerate(slots):
+                if not slot.pending and chunks:
+                    give(index, chunks.popleft())
+            busy = [index for index, slot in enumerate(slots) if slot.pending]
+            if not busy:
+                break
+            now = time.monotonic()
+            for index in busy:
+                if now - slots[index].started > limit:
+                    fail_current(
+                        index,
+                        f"the evaluator did not finish within the {self.deadline_s:g} s deadline "
+                        "(its worker was stopped and replaced)",
                     )
-                    proc = self._replace(slot)
-                    outbox, inbox, started = encode(pending), b"", time.monotonic()
-                    continue
-                inbox += data
-                *lines, inbox = inbox.split(b"\n")
-                garbled = False
-                for line in lines:
-                    try:
-                        answer = orjson.loads(line)
-                    except orjson.JSONDecodeError:
-                        answer = None
-                    if not evaluator_answer_ok(answer) or not pending or pending[0] != answer["i"]:
-                        garbled = True  # user code wrote to the channel: nothing after this can be trusted
-                        break
-                    pending.popleft()
-                    results[answer["i"]] = CallResult(
-                        answer["outcome"], answer["score"], answer["message"], answer["details"], answer["ms"]
-                    )
-                if garbled:
-                    i = pending.popleft()
-                    results[i] = CallResult(
-                        "error",
-                        None,
-                        "the evaluator worker's answer could not be read: something other than "
-                        "an answer was written to its reply channel (its worker was replaced)",
-                        None,
-                        round((time.monotonic() - started) * 1000, 3),
-                    )
-                    proc = self._replace(slot)
-                    outbox, inbox, started = encode(pending), b"", time.monotonic()
-                    continue
-                if lines:
-                    started = time.monotonic()
+            wait = min((slots[i].started + limit for i in busy if slots[i].pending), default=now) - now
+            for event in self._pool.poll(max(0.0, wait)):
+                self._received(event, slots[event.index], results, fail_current)
+        return results  # type: ignore[return-value]
+
+    def _received(self, event: Event, slot: _Slot, results: list[CallResult | None], fail_current) -> None:
+        garbled = event.garbled is not None
+        for line in event.lines:
+            answer = _answer(line)
+            if answer is None or not slot.pending or slot.pending[0] != answer["i"]:
+                garbled = True  # user code wrote to the channel: nothing after this can be trusted
+                break
+            slot.pending.popleft()
+            results[answer["i"]] = CallResult(
+                answer["outcome"], answer["score"], answer["message"], answer["details"], answer["ms"]
+            )
+            slot.started = time.monotonic()
+        if garbled and slot.pending:
+            fail_current(
+                event.index,
+                "the evaluator worker's answer could not be read: something other than "
+                "an answer was written to its reply channel (its worker was replaced)",
+            )
+        elif event.ended and slot.pending:
+            worker = self._pool.current(event.index)
+            assert worker is not None  # it sent the event
+            how, tail = worker.exit_description(), worker.log_tail()
+            fail_current(
+                event.index,
+                f"the evaluator worker crashed: the process {how}" + (f"; its last output:\n{tail}" if tail else ""),
+                {"exitCode": worker.proc.returncode, "stderr": tail or None},
+            )

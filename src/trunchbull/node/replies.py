@@ -7,6 +7,8 @@ AttributeError."""
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 
 def _is_int(value: object) -> bool:
     return type(value) is int
@@ -39,7 +41,7 @@ def _tool_ok(tool: object) -> bool:
     )
 
 
-def inspection_ok(reply: object, kind: str) -> bool:
+def inspection_ok(reply: object, kind: str) -> TypeGuard[dict]:
     """One module's inspection (js/inspect.mjs)."""
     if type(reply) is not dict or type(reply.get("ok")) is not bool:
         return False
@@ -53,7 +55,7 @@ def inspection_ok(reply: object, kind: str) -> bool:
     return "default" not in reply or walk_result_ok(reply["default"])
 
 
-def transform_response_ok(reply: object) -> bool:
+def transform_response_ok(reply: object) -> TypeGuard[dict]:
     """A transformer run's first line (js/transform.mjs): streamed header,
     failure, or one-line result."""
     if type(reply) is not dict or type(reply.get("ok")) is not bool:
@@ -79,7 +81,7 @@ def transform_response_ok(reply: object) -> bool:
     return walk_result_ok(reply.get("result")) and (count is None or _is_int(count))
 
 
-def trailer_ok(reply: object) -> bool:
+def trailer_ok(reply: object) -> TypeGuard[dict]:
     return (
         type(reply) is dict
         and reply.get("end") is True
@@ -88,7 +90,7 @@ def trailer_ok(reply: object) -> bool:
     )
 
 
-def evaluator_answer_ok(reply: object) -> bool:
+def evaluator_answer_ok(reply: object) -> TypeGuard[dict]:
     """One custom-evaluator answer (js/evaluator_worker.mjs)."""
     if type(reply) is not dict or not _is_int(reply.get("i")) or reply.get("outcome") not in ("pass", "fail", "error"):
         return False

@@ -17,6 +17,7 @@ import orjson
 
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError
+from trunchbull.node.protocol import HELPER, Channel, ProtocolError, read_lines
 from trunchbull.node.toolchain import JS_DIR, Toolchain, start_helper
 
 fcntl: ModuleType | None
@@ -58,7 +59,7 @@ class NodeHelper:
                     timer.start()
                 self._proc.stdin.write(orjson.dumps(payload) + b"\n")
                 self._proc.stdin.flush()
-                line = self._proc.stdout.readline()
+                line = self._proc.stdout.readline(HELPER.max_line + 1)
             except OSError:  # the helper is gone
                 line = b""
             finally:
@@ -70,13 +71,11 @@ class NodeHelper:
             err = self._proc.stderr.read().decode(errors="replace") if self._proc.stderr else ""
             raise UsageError(f"the Node helper stopped unexpectedly: {err.strip()[-2000:]}")
         try:
-            response = orjson.loads(line)
-        except orjson.JSONDecodeError as err:
-            raise UsageError(f"the Node helper answered with invalid JSON: {err}") from None
-        if not isinstance(response, dict):
+            response = HELPER.single(line)
+        except ProtocolError as err:
+            raise UsageError(str(err)) from None
+        if type(response) is not dict:
             raise UsageError("the Node helper answered with something other than an object")
-        if "fatal" in response:
-            raise UsageError(f"the Node helper failed: {response['fatal']}")
         return response
 
     def close(self) -> None:
@@ -117,6 +116,7 @@ class SandboxResult:
     stderr: str
     timed_out: bool
     complete: bool = False  # the caller had the whole response and stopped the process without waiting for its exit
+    overlong: bool = False  # a line longer than its channel allows: the process was stopped there
 
 
 def sandbox_flags(read_paths: list[Path], memory_mb: int = DEFAULT_MEMORY_MB) -> list[str]:
@@ -250,6 +250,7 @@ def stream_sandboxed(
     args: list[str],
     on_line,
     *,
+    channel: Channel,
     read_paths: list[Path],
     timeout: float,
     tc: Toolchain,
@@ -262,8 +263,9 @@ def stream_sandboxed(
 ) -> SandboxResult:
     """Runs `script` under the sandbox (sandbox_flags, no network where
     possible, its own process group, a deadline) and hands each non-blank
-    stdout line to `on_line` as soon as Node writes it, so the caller can work
-    while Node goes on.
+    stdout line (without its newline, at most the `channel`'s bound: a longer
+    one stops the process, `SandboxResult.overlong`) to `on_line` as soon as
+    Node writes it, so the caller can work while Node goes on.
     When `on_line` returns True the response is complete: the process is
     killed and reaped in the background, since tearing down a large Node heap
     takes tens of milliseconds nobody needs to wait for (stderr is then not
@@ -300,12 +302,16 @@ def stream_sandboxed(
     running.start_deadline()
     if on_spawn:
         on_spawn(running)
-    complete = False
+    complete = overlong = False
     try:
-        for line in out_pipe:
-            if not line.isspace() and on_line(line):
-                complete = True
-                break
+        try:
+            for line in read_lines(out_pipe, channel):
+                if line and not line.isspace() and on_line(line):
+                    complete = True
+                    break
+        except ProtocolError:
+            overlong = True
+            lifetime.stop(proc)
         if not complete:
             proc.wait()
     finally:
@@ -326,4 +332,6 @@ def stream_sandboxed(
     if complete:
         return SandboxResult(None, b"", "", False, complete=True)
     stderr = b"".join(stderr_chunks).decode(errors="replace")
-    return SandboxResult(None if timed_out.is_set() else proc.returncode, b"", stderr, timed_out.is_set())
+    return SandboxResult(
+        None if timed_out.is_set() else proc.returncode, b"", stderr, timed_out.is_set(), overlong=overlong
+    )

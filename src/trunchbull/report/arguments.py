@@ -38,8 +38,8 @@ def add_report_parsers(commands) -> None:
         "compare",
         help="paired comparison of two runs: RUN - BASE per eval and overall, with 95%% CIs",
         description="Pair the cases of two runs by ID and report, per eval and overall, the difference of mean "
-        "scores B - A (RUN - BASE: the baseline comes first, as --vs names it in `report`) with its 95%% "
-        "confidence interval and the minimum difference detectable at 80%% power, and the cases that "
+        "scores B - A (RUN - BASE: the baseline comes first, as --vs names it in `report`) with its 95% "
+        "confidence interval and the minimum difference detectable at 80% power, and the cases that "
         "regressed (pass -> fail), were fixed or are unchanged.",
     )
     compare.add_argument("run_a", type=Path, metavar="BASE", help="the baseline run directory (A)")
@@ -76,7 +76,7 @@ def add_leaderboard_parser(commands) -> None:
     board = commands.add_parser(
         "leaderboard",
         help="many runs of one release as one ranked model x eval table",
-        description="Rank RUN_DIRs (runs of one release, or the cases they share) by mean score, with 95%% "
+        description="Rank RUN_DIRs (runs of one release, or the cases they share) by mean score, with 95% "
         "intervals per eval and overall; mark each model as indistinguishable from the best or significantly "
         "below it (paired over cases, Holm-corrected); tokens and cost per model.",
     )

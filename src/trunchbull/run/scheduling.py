@@ -5,16 +5,13 @@ each worker is running, holding waiting and has been asked to give back
 from __future__ import annotations
 
 import math
-import os
 import subprocess
 from collections import deque
 from dataclasses import dataclass, field
-from typing import IO
 
 import orjson
 
-from trunchbull.common import lifetime
-from trunchbull.evaluators.pool import pool_size
+from trunchbull.node.worker_pool import WorkerProcess, pool_size
 from trunchbull.run.samples import Sample
 
 SAMPLES_PER_WORKER = 4  # below this many in flight per worker, another worker is not worth its start-up
@@ -53,13 +50,11 @@ class InFlight:
 
 @dataclass
 class Worker:
-    """One worker unit: the model caller (`proc`) and, when the release has
-    tools, its tool executor; killed and replaced together."""
+    """The scheduler's state of one worker unit (`process`: the model caller,
+    with its tool executor when the release has tools, killed and replaced
+    together)."""
 
-    proc: subprocess.Popen
-    in_fd: int
-    out_fd: int
-    log: IO[bytes]
+    process: WorkerProcess
     slots: int  # samples it runs at once
     prefetch: int  # samples it may hold waiting beyond those
     ready: bool = False
@@ -69,9 +64,6 @@ class Worker:
     asked_back: set[int] = field(default_factory=set)  # of those, the ones asked back
     open_tools: dict[tuple[int, int], float] = field(default_factory=dict)
     calls: dict[int, int] = field(default_factory=dict)  # provider requests sent, by sample in flight
-    outbox: bytearray = field(default_factory=bytearray)
-    inbox: bytes = b""
-    executor: subprocess.Popen | None = None  # the process that runs the release's tools
 
     def room(self) -> int:
         return self.slots + self.prefetch - len(self.inflight) if self.ready else 0
@@ -93,7 +85,7 @@ class Worker:
             item.sent = math.inf
             self.waiting.append(item.sample.k)
         self.inflight[item.sample.k] = item
-        self.outbox += item.sample.request()
+        self.process.outbox += item.sample.request()
 
     def finished(self, k: int, now: float) -> InFlight | None:
         """Sample k's record arrived: it leaves, and the oldest waiting sample takes its slot."""
@@ -123,39 +115,18 @@ class Worker:
         ks = [k for k in reversed(self.waiting) if k not in self.asked_back][:most]
         if ks:
             self.asked_back.update(ks)
-            self.outbox += orjson.dumps({"giveBack": ks}) + b"\n"
+            self.process.outbox += orjson.dumps({"giveBack": ks}) + b"\n"
         return len(ks)
 
     def running(self) -> set[int]:
         return set(self.inflight) - set(self.waiting)
 
-    def processes(self) -> list[subprocess.Popen]:
-        return [self.proc] if self.executor is None else [self.proc, self.executor]
-
-    def kill(self) -> None:
-        for proc in self.processes():
-            lifetime.stop(proc)
-        for proc in self.processes():
-            proc.wait()
-        self.close_fds()
-
     def executor_exit(self) -> int | None:
         """The tool executor's exit status once it has ended (waited for
         briefly: the model caller exits when it sees its executor go), else None."""
-        if self.executor is None:
+        if not self.process.companions:
             return None
         try:
-            return self.executor.wait(timeout=1.0)
+            return self.process.companions[0].wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             return None
-
-    def close_fds(self) -> None:
-        for fd in (self.in_fd, self.out_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        try:
-            self.log.close()
-        except OSError:
-            pass

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from trunchbull.common import lifetime
+from trunchbull.node.protocol import RUN_WORKER
 from trunchbull.node.sandbox import sandbox_flags, sandboxed_command, spawn_sandboxed
 from trunchbull.node.toolchain import JS_DIR, Toolchain
-from trunchbull.run.scheduling import Worker
+from trunchbull.node.worker_pool import WorkerProcess, start_worker
 
 WORKER_SCRIPT = JS_DIR / "run/worker.mjs"
 EXECUTOR_SCRIPT = JS_DIR / "run/tool_executor.mjs"
@@ -40,46 +40,30 @@ class UnitPaths:
     cwd: Path
 
 
-def spawn_unit(
-    tc: Toolchain, paths: UnitPaths, env: dict[str, str], node_flags: tuple[str, ...], slots: int, prefetch: int
-) -> Worker:
+def spawn_unit(tc: Toolchain, paths: UnitPaths, env: dict[str, str], node_flags: tuple[str, ...]) -> WorkerProcess:
     """Start one unit; `env` is the model caller's (the key included), `node_flags` its extra permissions."""
-    read_fd, write_fd = os.pipe()
     log = tempfile.TemporaryFile(prefix="trunchbull-run-worker-")
     executor, tool_fds = _spawn_executor(tc, paths, log) if paths.tools is not None else (None, ())
-    cmd = [
-        str(tc.node),
-        *sandbox_flags([*paths.model, JS_DIR, tc.root], WORKER_MEMORY_MB),
-        *node_flags,
-        SEMI_SPACE_FLAG,
-        str(WORKER_SCRIPT),
-        str(write_fd),
-        *map(str, tool_fds),
-    ]
-    try:
-        # In the CLI's process group: a run killed as a group (SIGKILL included) takes its workers along.
-        proc = lifetime.spawn(
-            cmd,
-            own_group=False,
-            stdin=subprocess.PIPE,
-            stdout=log,
-            stderr=log,
-            pass_fds=(write_fd, *tool_fds),
-            env=env,
-            cwd=str(paths.cwd),
-        )
-    except BaseException:
-        if executor is not None:
-            lifetime.stop(executor)
-        raise
-    finally:
-        for fd in (write_fd, *tool_fds):
-            os.close(fd)
-    assert proc.stdin is not None
-    in_fd = os.dup(proc.stdin.fileno())
-    proc.stdin.close()
-    os.set_blocking(in_fd, False)
-    return Worker(proc, in_fd, read_fd, log, slots, prefetch, executor=executor)
+    # In the CLI's process group: a run killed as a group (SIGKILL included) takes its workers along.
+    return start_worker(
+        lambda fd: [
+            str(tc.node),
+            *sandbox_flags([*paths.model, JS_DIR, tc.root], WORKER_MEMORY_MB),
+            *node_flags,
+            SEMI_SPACE_FLAG,
+            str(WORKER_SCRIPT),
+            str(fd),
+            *map(str, tool_fds),
+        ],
+        RUN_WORKER,
+        env=env,
+        cwd=paths.cwd,
+        sandboxed=False,
+        own_group=False,
+        pass_fds=tool_fds,
+        log=log,
+        companions=(executor,) if executor is not None else (),
+    )
 
 
 def _spawn_executor(tc: Toolchain, paths: UnitPaths, log: IO[bytes]) -> tuple[subprocess.Popen, tuple[int, int]]:

@@ -37,9 +37,6 @@ record (`earlier_calls`).
 
 from __future__ import annotations
 
-import os
-import select
-import subprocess
 import time
 from collections import deque
 from pathlib import Path
@@ -47,10 +44,10 @@ from typing import Callable
 
 import orjson
 
-from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError
-from trunchbull.node.sandbox import log_tail
+from trunchbull.node.protocol import RUN_WORKER, ProtocolError
 from trunchbull.node.toolchain import Toolchain
+from trunchbull.node.worker_pool import ProcessPool, WorkerProcess
 from trunchbull.run.samples import Sample
 from trunchbull.run.scheduling import PREFETCH, InFlight, Worker, shares
 from trunchbull.run.worker_units import UnitPaths, spawn_unit
@@ -114,29 +111,25 @@ class WorkerPool:
         self.on_warning = on_warning
         self.warnings: list[str] = []
         self.workers: list[Worker] = []
-        self.replaced = 0
+        self._processes = ProcessPool(self._start_unit, size)
         self.earlier_calls: dict[int, int] = {}  # sample k → requests made on workers since replaced
 
     # ------------------------------------------------------------------ processes
 
-    def _spawn(self, index: int) -> Worker:
-        slots = self._shares[index]
-        worker = spawn_unit(
-            self.tc,
-            UnitPaths(self.read_paths, self.tool_paths if self._config["tools"] else None, self.cwd),
-            self.env,
-            self.node_flags,
-            slots,
-            self._prefetch,
-        )
-        worker.outbox += orjson.dumps({**self._config, "slots": slots}) + b"\n"
+    def _start_unit(self, index: int) -> WorkerProcess:
+        paths = UnitPaths(self.read_paths, self.tool_paths if self._config["tools"] else None, self.cwd)
+        return spawn_unit(self.tc, paths, self.env, self.node_flags)
+
+    def _spawn(self, index: int, replacing: bool = False) -> Worker:
+        """A worker in slot `index`, sent the run's configuration (`replacing`: in place of the slot's)."""
+        process = self._processes.replace(index) if replacing else self._processes.worker(index)
+        worker = Worker(process, self._shares[index], self._prefetch)
+        self._processes.send(index, orjson.dumps({**self._config, "slots": worker.slots}) + b"\n")
         return worker
 
     def spawn(self) -> None:
         """Start every worker (they make the model while the caller goes on)."""
         self.workers = [self._spawn(index) for index in range(self.size)]
-        for worker in self.workers:
-            self._write(worker)  # the configuration, so that they need not wait for wait_ready
 
     def wait_ready(self) -> None:
         """Wait until every worker has made the model (a WorkerSetupError
@@ -145,7 +138,7 @@ class WorkerPool:
         while not all(w.ready for w in self.workers):
             self._pump(min(1.0, max(0.0, deadline - time.monotonic())), on_record=None)
             if time.monotonic() > deadline:
-                tail = next((t for w in self.workers if not w.ready and (t := log_tail(w.log))), "")
+                tail = next((t for w in self.workers if not w.ready and (t := w.process.log_tail())), "")
                 raise UsageError(
                     f"the run's Node workers did not start within {START_TIMEOUT_S} s"
                     + (f"; the last output of one:\n{tail}" if tail else "")
@@ -156,25 +149,12 @@ class WorkerPool:
         return [w.info or {} for w in self.workers]
 
     def close(self) -> None:
-        for worker in self.workers:
-            try:
-                os.close(worker.in_fd)  # end of input: the worker exits
-            except OSError:
-                pass
-        for worker in self.workers:
-            for proc in worker.processes():  # the executor ends when its model caller has
-                try:
-                    proc.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    lifetime.stop(proc)
-                    proc.wait()
-            worker.in_fd = -1
-            worker.close_fds()
+        """End of input: the workers exit (their executors after them)."""
+        self._processes.close(timeout_s=5.0)
         self.workers = []
 
     def kill_all(self) -> None:
-        for worker in self.workers:
-            worker.kill()
+        self._processes.kill_all()
         self.workers = []
 
     # ------------------------------------------------------------------ scheduling
@@ -236,62 +216,31 @@ class WorkerPool:
     def _pump(self, wait: float, on_record: OnRecord | None) -> list[InFlight]:
         """One round of I/O and watchdog; the samples to send again."""
         requeue: list[InFlight] = []
-        for worker in self.workers:
-            if worker.outbox:
-                self._write(worker)
-        readers = {w.out_fd: w for w in self.workers}
-        writers = [w.in_fd for w in self.workers if w.outbox]
-        try:
-            readable, _, _ = select.select(list(readers), writers, [], wait)
-        except InterruptedError:
-            readable = []
-        for fd in readable:
-            worker = readers[fd]
+        for event in self._processes.poll(wait):
+            worker = self.workers[event.index]
             try:
-                data = os.read(fd, 1 << 20)
-            except OSError:
-                data = b""
-            if not data:
+                requeue += self._received(worker, event.lines, on_record)
+            except ProtocolError as err:
+                event.garbled = str(err)
+            if event.garbled is not None:
+                if not worker.ready:
+                    raise UsageError(f"a run worker could not start: {event.garbled}")
+                requeue += self._crashed(worker, on_record, f"was stopped: {event.garbled}")
+            elif event.ended:
                 requeue += self._crashed(worker, on_record)
-                continue
-            requeue += self._received(worker, data, on_record)
         requeue += self._watchdog(on_record)
         return requeue
 
-    def _write(self, worker: Worker) -> None:
-        try:
-            written = os.write(worker.in_fd, worker.outbox)
-            del worker.outbox[:written]
-        except BlockingIOError:
-            pass
-        except OSError:
-            worker.outbox.clear()  # the process is gone; its pipe's end says so
-
-    def _received(self, worker: Worker, data: bytes, on_record: OnRecord | None) -> list[InFlight]:
-        """Handle a worker's protocol lines; the samples it gave back."""
-        lines = (worker.inbox + data).split(b"\n")
-        worker.inbox = lines.pop()
+    def _received(self, worker: Worker, lines: list[bytes], on_record: OnRecord | None) -> list[InFlight]:
+        """Handle a worker's protocol lines (node/protocol.py); the samples it
+        gave back. ProtocolError: a line that is not a message."""
+        channel = RUN_WORKER
         now = time.monotonic()
         back: list[InFlight] = []
         for line in lines:
-            tag, _, rest = line.partition(b"\t")
-            if tag == b"c":
-                if rest.isdigit() and (k := int(rest)) in worker.inflight:
-                    worker.calls[k] = worker.calls.get(k, 0) + 1
-                continue
-            parts = rest.split(b"\t", 2 if tag == b"r" else 1)
-            if tag in (b"r", b"s", b"e") and (
-                len(parts) != (3 if tag == b"r" else 2)
-                or not all(p.isdigit() for p in parts[: 2 if tag != b"r" else 1])
-            ):
-                continue  # not a protocol line (user code wrote to the channel): its sample ends when the worker does
-            if tag == b"u":
-                if rest.isdigit() and (item := worker.given_back(int(rest))) is not None:
-                    back.append(item)
-                continue
+            tag, fields = channel.frame(line)
             if tag == b"r":
-                k_text, kind, record = parts
-                k = int(k_text)
+                k = channel.number(fields[0], "a sample number")
                 item = worker.finished(k, now)
                 if item is None:
                     continue
@@ -299,24 +248,33 @@ class WorkerPool:
                     for key in [key for key in worker.open_tools if key[0] == k]:
                         del worker.open_tools[key]
                 if on_record is not None:
-                    on_record(item.sample, None if kind == b"-" else kind.decode(errors="replace"), record)
+                    kind = fields[1]
+                    on_record(item.sample, None if kind == b"-" else kind.decode(errors="replace"), fields[2])
+            elif tag == b"c":
+                if (k := channel.number(fields[0], "a sample number")) in worker.inflight:
+                    worker.calls[k] = worker.calls.get(k, 0) + 1
             elif tag == b"s":
-                k_text, n_text = rest.split(b"\t")
-                worker.open_tools[(int(k_text), int(n_text))] = now
+                key = (channel.number(fields[0], "a sample number"), channel.number(fields[1], "a tool call number"))
+                worker.open_tools[key] = now
             elif tag == b"e":
-                k_text, n_text = rest.split(b"\t")
-                worker.open_tools.pop((int(k_text), int(n_text)), None)
+                key = (channel.number(fields[0], "a sample number"), channel.number(fields[1], "a tool call number"))
+                worker.open_tools.pop(key, None)
+            elif tag == b"u":
+                if (item := worker.given_back(channel.number(fields[0], "a sample number"))) is not None:
+                    back.append(item)
             elif tag == b"ready":
-                worker.ready = True
-                worker.info = orjson.loads(rest) if rest else None
+                info = channel.json(fields[0], "its description")
+                worker.ready, worker.info = True, info if type(info) is dict else None
             elif tag == b"w":
-                text = orjson.loads(rest)
+                text = channel.json(fields[0], "a warning")
+                if type(text) is not str:
+                    raise ProtocolError(f"{channel.process} sent a warning that is not a string")
                 if text not in self.warnings:
                     self.warnings.append(text)
                     if self.on_warning is not None:
                         self.on_warning(text)
-            elif tag == b"fatal":
-                raise WorkerSetupError(orjson.loads(rest))
+            else:  # fatal
+                raise WorkerSetupError(channel.fatal(fields))
         return back
 
     def _carry_calls(self, worker: Worker) -> None:
@@ -326,25 +284,31 @@ class WorkerPool:
         worker.calls.clear()
 
     def _replace(self, worker: Worker) -> Worker:
-        worker.kill()
-        self.replaced += 1
-        fresh = self._spawn(self.workers.index(worker))
-        self.workers[self.workers.index(worker)] = fresh
+        index = self.workers.index(worker)
+        fresh = self.workers[index] = self._spawn(index, replacing=True)
         return fresh
 
-    def _crashed(self, worker: Worker, on_record: OnRecord | None) -> list[InFlight]:
-        worker.proc.wait()
+    @property
+    def replaced(self) -> int:
+        """Workers killed and started again."""
+        return self._processes.replaced
+
+    def _crashed(self, worker: Worker, on_record: OnRecord | None, garbled: str | None = None) -> list[InFlight]:
+        """The worker died (or, `garbled`, sent something that is not a message and is stopped)."""
+        process = worker.process
+        if garbled is not None:
+            process.kill()
+        code = process.proc.wait()
         if not worker.ready:
-            tail = log_tail(worker.log)
+            tail = process.log_tail()
             raise UsageError(
                 "a run worker exited before it was ready"
-                + (f"; its last output:\n{tail}" if tail else f" (exit code {worker.proc.returncode})")
+                + (f"; its last output:\n{tail}" if tail else f" (exit code {code})")
             )
-        code = worker.proc.returncode
         if (executor_code := worker.executor_exit()) is not None:
             code = executor_code  # the tools' process ended first (its model caller follows it)
-        how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-        tail = log_tail(worker.log)
+        how = garbled or (f"was killed by signal {-code}" if code < 0 else f"exited with code {code}")
+        tail = process.log_tail()
         requeue = []
         now = time.monotonic()
         # The samples with a tool call running when the process died are the

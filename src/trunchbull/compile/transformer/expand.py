@@ -100,14 +100,17 @@ class TransformerRun:
                     )
                 )
             except FileProblem as problem:
-                self.compiler.problem(
-                    self.where.at("sources"),
-                    "transformer-source-path",
-                    f"source {problem}",
-                    "do not change the sources while the benchmark builds",
-                )
+                self._source_changed(problem)
                 return False
         return self._analyze(outputs, run_limits)
+
+    def _source_changed(self, problem: FileProblem) -> None:
+        self.compiler.problem(
+            self.where.at("sources"),
+            "transformer-source-path",
+            f"source {problem}",
+            "do not change the sources while the benchmark builds",
+        )
 
     def _streaming(self, read):
         """`read()` with the problems of the streamed cases held back."""
@@ -131,12 +134,7 @@ class TransformerRun:
             try:
                 run = run_one(index, tmp, bundle, self.sources, self.compiler.install_dir, limits())
             except FileProblem as problem:
-                self.compiler.problem(
-                    self.where.at("sources"),
-                    "transformer-source-path",
-                    f"source {problem}",
-                    "do not change the sources while the benchmark builds",
-                )
+                self._source_changed(problem)
                 return {
                     "variant": index,
                     "bundled": False,

@@ -18,12 +18,13 @@ import stat
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeGuard
 
 import orjson
 
 from trunchbull.common import lifetime
 from trunchbull.common.userfiles import MISSING, FileProblem, open_file
+from trunchbull.node.protocol import TRANSFORMER, ProtocolError
 from trunchbull.node.replies import trailer_ok, transform_response_ok
 from trunchbull.node.sandbox import Running, SandboxResult, stream_sandboxed
 from trunchbull.node.toolchain import JS_DIR, Toolchain, toolchain
@@ -156,7 +157,7 @@ class OutputReader:
         if self.malformed:
             return False
         if self.expected:
-            if line[0] == 33:  # "!aborted": a case was not plain JSON data; the one-line response follows
+            if line == b"aborted":  # a case was not plain JSON data; the one-line response follows
                 self.response, self.trailer, self.expected, self.lines = None, None, 0, []
                 return False
             self.expected -= 1
@@ -172,20 +173,22 @@ class OutputReader:
                 self.cases_seen += 1
             return True
         if self.response is None:
-            self.response = response = self._object(line, transform_response_ok)
+            self.response = response = self._object(line, b"response", transform_response_ok)
             if response is not None and self.streamed:
                 self.expected = response["count"] if response["stream"] == "lines" else 0
         elif self.streamed and self.trailer is None:
-            self.trailer = self._object(line, trailer_ok)
+            self.trailer = self._object(line, b"end", trailer_ok)
         else:
             self.malformed = True
         return False
 
-    def _object(self, line: bytes, well_formed) -> dict | None:
-        """The line as a reply of the expected shape (replies.py), else None and malformed."""
+    def _object(self, line: bytes, tag: bytes, well_formed: Callable[[object], TypeGuard[dict]]) -> dict | None:
+        """The line as a `tag` message of the expected shape (node/protocol.py,
+        node/replies.py), else None and malformed."""
         try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            got, (field,) = TRANSFORMER.frame(line)
+            value = TRANSFORMER.json(field, "a response") if got == tag else None
+        except (ProtocolError, ValueError):
             value = None
         if not well_formed(value):
             self.malformed = True
@@ -194,7 +197,12 @@ class OutputReader:
 
     def output(self, sandbox: SandboxResult) -> RunOutput:
         response, trailer = self.response, self.trailer
-        if sandbox.timed_out or (sandbox.returncode != 0 and not sandbox.complete) or self.malformed:
+        if (
+            sandbox.timed_out
+            or (sandbox.returncode != 0 and not sandbox.complete)
+            or self.malformed
+            or sandbox.overlong
+        ):
             response = None
         elif response is not None and "stream" in response:
             if trailer is None or self.expected or not isinstance(trailer.get("sha256"), str):
@@ -213,7 +221,7 @@ class OutputReader:
         """Read a finished run's whole stdout (a run made by another process)."""
         for line in io.BytesIO(stdout):
             if not line.isspace():
-                self.feed(line)
+                self.feed(line.removesuffix(b"\n"))
         self.decided = True
         return self.output(sandbox)
 
@@ -371,6 +379,7 @@ def run_both(
                 JS_DIR / "compile/transform.mjs",
                 launch.args,
                 lambda line: on_line(index, line),
+                channel=TRANSFORMER,
                 read_paths=launch.read_paths,
                 timeout=limits.deadline_s,
                 tc=tc,
@@ -424,6 +433,7 @@ def run_one(
         JS_DIR / "compile/transform.mjs",
         launch.args,
         on_line,
+        channel=TRANSFORMER,
         read_paths=launch.read_paths,
         timeout=limits.deadline_s,
         tc=tc,
@@ -432,4 +442,4 @@ def run_one(
         memory_mb=limits.memory_mb,
         umask=launch.umask,
     )
-    return replace(result, stdout=b"".join(lines))
+    return replace(result, stdout=b"".join(line + b"\n" for line in lines))

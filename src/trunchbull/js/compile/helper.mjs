@@ -1,7 +1,8 @@
 // Trusted Node helper of the compiler: reads static configs and bundles
 // modules with esbuild. It never imports user code (inspect.mjs does that, in
-// a sandboxed process). Protocol: one JSON request per stdin line, one JSON
-// response per stdout line; or `helper.mjs REQUEST.json` for a single request.
+// a sandboxed process). Protocol: one JSON request per stdin line, one
+// message per stdout line (handle, below); or `helper.mjs REQUEST.json` for a
+// single request.
 import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync, renameSync, existsSync } from "node:fs";
@@ -99,13 +100,14 @@ async function bundleOp({ entries, absWorkingDir, outDir }) {
 
 const OPS = { config: configOp, bundle: bundleOp };
 
+// One message (node/protocol.py: HELPER): ok <TAB> answer, or fatal <TAB> { message }.
 async function handle(request) {
   const op = OPS[request.op];
-  if (!op) return { fatal: `unknown op ${request.op}` };
+  if (!op) return `fatal\t${JSON.stringify({ message: `unknown op ${request.op}` })}\n`;
   try {
-    return await op(request);
+    return `ok\t${JSON.stringify(await op(request))}\n`;
   } catch (err) {
-    return { fatal: String((err && err.stack) || err) };
+    return `fatal\t${JSON.stringify({ message: String((err && err.stack) || err) })}\n`;
   }
 }
 
@@ -120,14 +122,13 @@ async function exit(code) {
 process.on("SIGTERM", () => exit(143));
 
 if (process.argv[2]) {
-  const response = await handle(JSON.parse(readFileSync(process.argv[2], "utf8")));
-  process.stdout.write(JSON.stringify(response) + "\n");
+  process.stdout.write(await handle(JSON.parse(readFileSync(process.argv[2], "utf8"))));
   await exit(0);
 } else {
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line.trim()) continue;
-    process.stdout.write(JSON.stringify(await handle(JSON.parse(line))) + "\n");
+    process.stdout.write(await handle(JSON.parse(line)));
   }
   await exit(0);
 }

@@ -27,7 +27,7 @@ const aiByUrl = { __proto__: null };
 // What a module could pollute for the modules after it (and for Node's own
 // internals): the built-in prototypes and namespaces, as they were before
 // any user code ran. When a module changed them, the modules after it are
-// inspected in a fresh process (the line "!polluted" tells the caller).
+// inspected in a fresh process (the line "polluted" tells the caller).
 const WATCHED = [Object.prototype, Array.prototype, String.prototype, Function.prototype, RegExp.prototype,
   Promise.prototype, Number.prototype, Boolean.prototype, Symbol.prototype, Error.prototype, Map.prototype,
   Set.prototype, Object, Array, JSON, Reflect, Promise];
@@ -140,9 +140,9 @@ for (let i = 0; i < modules.length; i++) {
   } catch (err) {
     result = { __proto__: null, ok: false, importError: errorText(err) };
   }
-  writeAll(1, encode(result) + "\n");
+  writeAll(1, "module\t" + encode(result) + "\n"); // node/protocol.py: INSPECTION
   if (i + 1 < modules.length && polluted()) {
-    writeAll(1, "!polluted\n");
+    writeAll(1, "polluted\n");
     exitProcess(0);
   }
 }

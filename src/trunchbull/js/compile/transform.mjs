@@ -2,16 +2,16 @@
 // caller sets the permission model, deadline, memory cap, environment and
 // working directory). Request: JSON file argv[2] =
 //   { bundleFile, maxCases, send: "lines" | "digest", sources: [{ name, file, path, sha256 }] }
-// Response on stdout, either
-//   one line { ok: false, stage: "export" | "transform" | "result" | "sandbox", problems?, error?, count? },
-//   one line { ok: true, name, result: { value, functions, errors }, count } when the
+// Response on stdout (node/protocol.py: TRANSFORMER), either
+//   response <TAB> { ok: false, stage: "export" | "transform" | "result" | "sandbox", problems?, error?, count? },
+//   response <TAB> { ok: true, name, result: { value, functions, errors }, count } when the
 //     returned value is not clean JSON data or not an array (the caller reports why), or
-//   the usual, streamed form: a header { ok: true, name, count, stream: send }, then
-//     (send "lines") `count` lines each holding one case's JSON, so the caller
-//     validates cases while the rest are still being written, then a trailer
-//     { end: true, sha256, violation? }: sha256 over the case lines.
+//   the usual, streamed form: response <TAB> { ok: true, name, count, stream: send }, then
+//     (send "lines") `count` raw lines each holding one case's JSON, so the caller
+//     validates cases while the rest are still being written, then
+//     end <TAB> { end: true, sha256, violation? }: sha256 over the case lines.
 // In lines mode a case found not to be plain JSON data on the way ends the
-// stream with the line "!aborted" (not JSON), and the one-line response with
+// stream with the line "aborted" (not JSON), and the one-line response with
 // the walk's findings follows.
 // With send "digest" the lines are held back. After the trailer (either
 // mode, unless there are no cases) the process reads stdin: a line "lines"
@@ -134,7 +134,7 @@ function finish(response) {
   if (violations.length) response = { __proto__: null, ok: false, stage: "sandbox", error: violations[0], name: response.name };
   // Exit only once the (possibly large) response is flushed: a pipe write
   // that does not fit the pipe buffer completes asynchronously.
-  writeOut("\n" + stringify(response) + "\n", () => exitProcess(0));
+  writeOut("\nresponse\t" + stringify(response) + "\n", () => exitProcess(0));
 }
 
 // Writes the chunks `next()` yields until it yields null, waiting for the
@@ -187,7 +187,7 @@ function lineChunks(cases, hash, check = null) {
 function trailer(hash) {
   const end = { __proto__: null, end: true, sha256: hashHex(hash) };
   if (violations.length) end.violation = violations[0];
-  return stringify(end) + "\n";
+  return "end\t" + stringify(end) + "\n";
 }
 
 const exit = () => exitProcess(0);
@@ -216,12 +216,12 @@ function sendLines(cases, done) {
 // trailer; then the caller's decision. In lines mode the cases are walked as
 // they are streamed (`check`), so the first lines go out without waiting for
 // a walk of all of them; a case that is not plain JSON data ends the stream
-// with the line "!aborted", and the one-line response (the walk's findings)
+// with the line "aborted", and the one-line response (the walk's findings)
 // follows instead.
 function streamCases(name, cases, check) {
   if (violations.length) return finish({ __proto__: null, name });
   const send = request.send === "digest" ? "digest" : "lines";
-  writeOut("\n" + stringify({ __proto__: null, ok: true, name, count: cases.length, stream: send }) + "\n");
+  writeOut("\nresponse\t" + stringify({ __proto__: null, ok: true, name, count: cases.length, stream: send }) + "\n");
   if (!cases.length) return void writeOut(trailer(newHash()), exit);
   if (send === "lines") {
     const hash = newHash();
@@ -230,7 +230,7 @@ function streamCases(name, cases, check) {
         writeOut(trailer(hash));
         return answerRequest(cases);
       }
-      writeOut("!aborted\n"); // not JSON, so never taken for a case line
+      writeOut("aborted\n"); // not JSON, so never taken for a case line
       finish({ __proto__: null, ok: true, name, result: toJsonData(cases), count: cases.length });
     });
   }

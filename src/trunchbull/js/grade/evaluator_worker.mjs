@@ -17,7 +17,7 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import {
   ArrayIsArray, JSONParse, JSONStringify, NumberIsFinite, ObjectGetPrototypeOf, ObjectHasOwn, ObjectKeys,
-  StringCharCodeAt, StringSlice, StringToWellFormed, admitRealm, clip, encode, errorText as describeThrown, isPlainObjectPrototype,
+  StringCharCodeAt, StringSlice, StringToWellFormed, admitRealm, clip, encode, errorText, isPlainObjectPrototype,
   isNativeError, writeAll,
 } from "../shared/intrinsics.mjs";
 import { toJsonData } from "../shared/json_walk.mjs";
@@ -34,11 +34,6 @@ const setTimer = setTimeout;
 const clearTimer = clearTimeout;
 const sources = { __proto__: null }; // bundle path → its ModuleSource, or { problem }
 let current = null; // { fail(reason) } of the call in progress
-
-function errorText(err) {
-  if (typeof err === "string") return clip(`a thrown non-Error value: ${JSONStringify(StringToWellFormed(err))}`);
-  return describeThrown(err);
-}
 
 function stackOf(err) {
   try {
@@ -249,7 +244,7 @@ function send(answer) {
     line = encode({ __proto__: null, i: answer.i, outcome: "error", score: null,
       message: `cannot serialize the result: ${errorText(err)}`, details: null, ms: answer.ms });
   }
-  writeAll(PROTOCOL_FD, line + "\n");
+  writeAll(PROTOCOL_FD, "answer\t" + line + "\n"); // node/protocol.py: EVALUATOR
 }
 
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });

@@ -1,7 +1,8 @@
-// Bundles the HTML report's front end (src/trunchbull/report/web/) with the
-// pinned esbuild, its libraries (Observable Plot, TanStack Table and
-// Virtual) resolved from the toolchain's node_modules. Usage:
-//   report_bundle.mjs ENTRY.js  ->  stdout: {"js": "...", "css": "..."}
+// Bundles the HTML report's front end (src/trunchbull/report/html/web/) with
+// the pinned esbuild, its libraries (Observable Plot, TanStack Table and
+// Virtual) resolved from the toolchain's node_modules. Usage (node/protocol.py:
+// REPORT_BUNDLER):
+//   bundle.mjs ENTRY.js  ->  stdout: ok <TAB> {"js": "...", "css": "..."}, or fatal <TAB> { message }
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
@@ -28,12 +29,12 @@ try {
     logLevel: "silent",
   });
   const text = (ext) => result.outputFiles.filter((f) => f.path.endsWith(ext)).map((f) => f.text).join("\n");
-  process.stdout.write(JSON.stringify({ js: text(".js"), css: text(".css") }));
+  process.stdout.write(`ok\t${JSON.stringify({ js: text(".js"), css: text(".css") })}\n`); // node/protocol.py
 } catch (err) {
   const messages = (err.errors || [{ text: String(err && err.message) }]).map((m) =>
     m.location ? `${m.location.file}:${m.location.line}:${m.location.column + 1}: ${m.text}` : m.text);
-  process.stderr.write(messages.join("\n") + "\n");
-  process.exit(1);
+  process.stdout.write(`fatal\t${JSON.stringify({ message: messages.join("\n") })}\n`);
+  process.exitCode = 1;
 } finally {
   await esbuild.stop?.();
 }

@@ -13,18 +13,11 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { types } from "node:util";
 import { ModuleSource } from "../shared/fresh_module.mjs";
+import { errorText } from "../shared/intrinsics.mjs";
 
 const { isNativeError } = types;
 
 const stringify = JSON.stringify; // captured before any tool module is imported
-
-function errorText(err) {
-  try {
-    return isNativeError(err) ? `${err.name}: ${err.message}` : String(err);
-  } catch {
-    return "an error that cannot be printed";
-  }
-}
 
 // What the AI SDK's getErrorMessage would say of a validation failure's cause.
 function causeText(cause) {

@@ -21,13 +21,13 @@
 // or { giveBack: [k, ...] } (below).
 // The end of stdin ends the worker at once (the parent has what it asked
 // for, or has gone away).
-// Protocol lines (tab-separated; records finished together share a write):
+// Protocol lines (node/protocol.py; records finished together share a write):
 //   ready <TAB> info JSON      the model is made; samples may come (info:
 //                              { model: what the model says of itself, or null })
 //   w <TAB> message JSON       a warning from the model (AI SDK call warnings,
 //                              e.g. an unsupported setting) or the tool executor
 //                              (a tool left timers running), once per message
-//   fatal <TAB> message        the model cannot be made (nothing was called)
+//   fatal <TAB> { message }    the model cannot be made (nothing was called)
 //   c <TAB> k                  sample k sends a request to the provider (each attempt)
 //   s <TAB> k <TAB> n          tool call (or tool-module import) n of sample k starts
 //   e <TAB> k <TAB> n          ... and ends (both as the tool executor says, while k runs)
@@ -42,6 +42,7 @@ import { httpFetch } from "./http.mjs";
 import { limitedModel, recordLine, shallow } from "./limits.mjs";
 import { ToolClient, ToolLoadError } from "./tool_client.mjs";
 import { plainStringifySafe, toJsonData } from "../shared/json_walk.mjs";
+import { errorText } from "../shared/intrinsics.mjs";
 
 const PROTOCOL_FD = Number(process.argv[2]);
 const TOOLS_TO_FD = process.argv[3] ? Number(process.argv[3]) : null; // none: the release has no tools
@@ -85,15 +86,6 @@ function sendSoon(text) {
   if (!flushing) {
     flushing = true;
     setImmediate(flush);
-  }
-}
-
-function errorText(err) {
-  if (err instanceof Error) return `${err.name}: ${err.message}`;
-  try {
-    return typeof err === "string" ? err : String(err);
-  } catch {
-    return "an error that cannot be printed";
   }
 }
 
@@ -253,7 +245,7 @@ try {
   // built-in echo model, so that no sample's latency includes it.
   await ai.generateText({ model: echoModel(), prompt: "warm-up", maxRetries: 0 });
 } catch (err) {
-  send(`fatal\t${stringify(scrub(errorText(err)))}`);
+  send(`fatal\t${stringify({ message: scrub(errorText(err)) })}`);
   process.exit(1);
 }
 const described = typeof model.describe === "function" ? jsonSafe(model.describe()) : null;

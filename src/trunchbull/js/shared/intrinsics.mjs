@@ -114,7 +114,9 @@ export function clip(text, limit = 2000) {
 }
 
 /** A sentence about a thrown value, never throwing and never running more
- * user code than reading the error's name and message. */
+ * user code than reading the error's name and message: "Name: message" for
+ * an error, a thrown string as it is, anything else as "a thrown <type>: …";
+ * valid Unicode, clipped. The one description of a thrown value in js/. */
 export function errorText(err) {
   try {
     if (isNativeError(err)) {
@@ -125,6 +127,7 @@ export function errorText(err) {
   } catch {
     // a getter that throws: fall through
   }
+  if (typeof err === "string") return clip(err);
   try {
     const text = StringCtor(err);
     if (typeof text === "string") return clip(`a thrown ${typeof err}: ${text}`);

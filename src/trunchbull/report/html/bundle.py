@@ -1,6 +1,6 @@
 """The report's front end (report/html/web/, plain ES modules and CSS), bundled
 at report time by the pinned esbuild with its libraries from the toolchain
-(js/report_bundle.mjs): one script and one stylesheet to inline. The bundle
+(js/report/bundle.mjs): one script and one stylesheet to inline. The bundle
 is kept in the cache directory under the SHA-256 of everything that goes
 into it (the front end's sources, the bundling script, the toolchain
 lockfile), so only the first report after a change pays for esbuild."""
@@ -16,6 +16,7 @@ import orjson
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.common.files import write_atomic
+from trunchbull.node.protocol import REPORT_BUNDLER, ProtocolError
 from trunchbull.node.toolchain import JS_DIR, cache_root, toolchain
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
@@ -48,16 +49,21 @@ def bundle_front_end() -> FrontEnd:
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
             pass
     proc = lifetime.run([str(tc.node), str(JS_DIR / "report/bundle.mjs"), str(ENTRY)], env=tc.base_env(), cwd=WEB_DIR)
-    if proc.returncode != 0:
+    try:
+        out = REPORT_BUNDLER.single(proc.stdout.encode())
+        if type(out) is not dict or type(out.get("js")) is not str or type(out.get("css")) is not str:
+            raise ProtocolError(f"{REPORT_BUNDLER.process} answered without the bundle")
+    except ProtocolError as err:
+        stderr = proc.stderr.strip()
         raise UsageError(
-            f"bundling the report's front end failed (is the toolchain complete? "
-            f"delete it to reinstall): {proc.stderr.strip()}"
-        )
-    out = orjson.loads(proc.stdout)
+            "bundling the report's front end failed (is the toolchain complete? delete it to reinstall): "
+            + str(err)
+            + (f"\n{stderr}" if stderr else "")
+        ) from None
     if cached is not None:
         try:
             cached.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(cached, proc.stdout.encode())
+            write_atomic(cached, orjson.dumps(out))
         except OSError:
             pass  # a read-only cache only costs the next report a bundle
     return FrontEnd(out["js"], out["css"])
