@@ -80,8 +80,8 @@ def test_concurrency_is_a_bound_and_an_idle_worker_is_given_the_waiting_samples(
 def test_a_sample_waiting_in_a_worker_is_timed_from_when_it_starts(cli, server, tmp_path):
     # -j 1: one slot, and every sample sent to the worker at once (PREFETCH). Timed from when it
     # was sent, the k-th sample would take at least the server's time on the k samples before and
-    # including it, and those queued behind 4 others would pass the 2 s timeout; timed from when
-    # it starts, each takes its own request's time.
+    # including it; timed from when it starts, each takes its own request's time. The oracle is the
+    # server's record of when each request was served, not a timeout racing the clock.
     count = 8
     assert count <= 1 + PREFETCH
     prompts = [f"[steady] case {i}" for i in range(count)]
@@ -91,7 +91,7 @@ def test_a_sample_waiting_in_a_worker_is_timed_from_when_it_starts(cli, server, 
     out = tmp_path / "run"
     run = cli(
         "run", tmp_path / "rel", "--model", "openai-compatible:m", "--base-url", server.url,
-        "-j", "1", "--timeout", "2", "-o", out,
+        "-j", "1", "-o", out,
     )  # fmt: skip
     assert run.code == 0, run.stderr
     records = {r["caseId"]: r for r in read_jsonl(out / "responses.jsonl")}

@@ -10,6 +10,7 @@ from trunchbull.common.diagnostics import Diagnostics
 from trunchbull.common.ids import authoring_id_problem, json_type, suggest
 from trunchbull.common.paths import rel_posix, resolve_inside
 from trunchbull.common.userfiles import MISSING, UNREADABLE, UNREADABLE_CODE, FileProblem, display, read_file
+from trunchbull.compile.case_evaluators import case_evaluator
 from trunchbull.compile.cases.fields import CaseDraft, Where, check_case, check_optional_text, check_tool_list
 from trunchbull.compile.cases.inline import read_inline
 from trunchbull.compile.cases.sources import source_for, suffixes
@@ -17,11 +18,11 @@ from trunchbull.compile.compiled_eval import CompiledEval
 from trunchbull.compile.locate import find_default_export, find_literal, refine
 from trunchbull.compile.modules import ModuleReport
 from trunchbull.compile.transformer.expand import expand_transformer
-from trunchbull.evaluators.registry import csv_kinds, kinds
+from trunchbull.evaluators.registry import csv_kinds
 from trunchbull.evaluators.specs import validate_spec
 from trunchbull.node.sandbox import NodeHelper
 from trunchbull.release.manifest import bundle_name
-from trunchbull.release.tool_offers import offered_names, release_name, tools_by_offered_name
+from trunchbull.release.tool_offers import release_name
 
 EVAL_KEYS = ("id", "title", "description", "systemPrompt", "tools", "evaluate", "prompt", "cases")
 TITLE_MAX = 120
@@ -32,20 +33,6 @@ def _tool_request(entry: str | dict, owner: Where, i: int, case_id: str | None) 
     """The release tool a `tools` entry requests, where its literal stands, and who asks."""
     where = owner.at(f"tools[{i}]") if isinstance(entry, str) else owner.at(f"tools[{i}].tool")
     return release_name(entry), where, case_id
-
-
-def _record_plan_inputs(result: CompiledEval, spec: dict, tools: list, where: Where) -> None:
-    """Each plan step's input, for the release-wide check against the tool's schema."""
-    release_tool = tools_by_offered_name(tools)
-    for i, plan in enumerate(spec["alternatives"]):
-        for j, step in enumerate(plan):
-            if step.get("input") and step["toolName"] in release_tool:
-                result.add_plan_input(
-                    step["toolName"],
-                    release_tool[step["toolName"]],
-                    step["input"],
-                    where.at(f"alternatives[{i}][{j}].input"),
-                )
 
 
 class EvalCompiler:
@@ -370,7 +357,8 @@ class EvalCompiler:
         single: bool,
     ) -> dict | None:
         tools = draft.tools if draft.tools is not None else (result.tools or [])
-        evaluate = self._case_evaluate(draft, value, result, eval_spec, tools)
+        custom_module = bundle_name(self.report.bundle_sha) if result.custom and self.report.bundle_sha else None
+        evaluate = case_evaluator(draft, value, result, eval_spec, tools, self.problem, custom_module)
         if evaluate is None:
             return None
         name = result.title or result.id
@@ -387,59 +375,3 @@ class EvalCompiler:
             "data": draft.data,
             "source": draft.source,
         }
-
-    def _case_evaluate(
-        self, draft: CaseDraft, value: dict, result: CompiledEval, eval_spec: dict | None, tools: list
-    ) -> dict | None:
-        if draft.evaluate is not None:
-            spec, problems = validate_spec(draft.evaluate, case_tools=offered_names(tools))
-            for p in problems:
-                self.problem(draft.where.at("evaluate").at(p.path), p.code, p.message, p.hint)
-            if spec is not None and not problems and spec["kind"] == "tool_call_syntax":
-                _record_plan_inputs(result, spec, tools, draft.where.at("evaluate"))
-            return spec if not problems else None
-        if "expected" in draft.extra and eval_spec is not None:
-            return self._csv_row_spec(draft, eval_spec)
-        if eval_spec is not None:
-            if eval_spec["kind"] == "tool_call_syntax":
-                _, problems = validate_spec(eval_spec, case_tools=offered_names(tools))
-                for p in problems:
-                    self.problem(
-                        draft.where.at("evaluate").at(p.path), p.code, f"(inherited from the eval) {p.message}", p.hint
-                    )
-                if problems:
-                    return None
-                _record_plan_inputs(result, eval_spec, tools, (result.where or draft.where).at("evaluate"))
-            return eval_spec
-        if result.custom:
-            assert self.report.bundle_sha is not None  # a module with an evaluator of its own was bundled
-            return {"kind": "custom", "module": bundle_name(self.report.bundle_sha)}
-        if "evaluate" not in value:
-            self.problem(
-                draft.where,
-                "case-no-evaluator",
-                f"case {draft.id!r} has no evaluator",
-                "give the case an evaluate spec, or the eval a shared evaluate",
-            )
-        return None
-
-    def _csv_row_spec(self, draft: CaseDraft, eval_spec: dict) -> dict | None:
-        kind = eval_spec["kind"]
-        expected = draft.extra["expected"]
-        takes_expected = kinds()[kind].csv_expected if kind in kinds() else None
-        if takes_expected is None:
-            return None
-        if not takes_expected:
-            return {"kind": kind}
-        if not expected:
-            self.problem(
-                draft.where,
-                "csv-expected",
-                f"row {draft.id!r} needs a non-empty expected for evaluator {kind}",
-                "fill the expected column on every row",
-            )
-            return None
-        spec, problems = validate_spec({"kind": kind, "expected": expected})
-        for p in problems:
-            self.problem(draft.where, p.code, f"expected: {p.message}", p.hint)
-        return spec if not problems else None

@@ -23,7 +23,8 @@ from trunchbull.compile.compiled_eval import CompiledEval
 from trunchbull.compile.modules import BUNDLE_DEADLINE_S, bundle_timeout_diagnostic
 from trunchbull.compile.transformer.comparison import canonical, report_nondeterministic
 from trunchbull.compile.transformer.failures import reported_failure, run_failure
-from trunchbull.compile.transformer.runs import Limits, OutputReader, RunOutput, SourceFile, run_both, run_one
+from trunchbull.compile.transformer.output import OutputReader, RunOutput
+from trunchbull.compile.transformer.runs import Limits, SourceFile, run_both, run_one
 from trunchbull.compile.transformer.sources import read_sources
 from trunchbull.compile.transformer.spec import check_spec, limits, transformer_module
 from trunchbull.node.sandbox import HelperTimeout, NodeHelper, SandboxResult
