@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import TYPE_CHECKING
 
 import orjson
 
 from trunchbull.report.exports.formats import ExportFormat
-from trunchbull.rundir.reader import RunDirectory
+
+if TYPE_CHECKING:  # the CLI lists the formats without loading a run directory's reader
+    from trunchbull.rundir.reader import RunDirectory
 
 COLUMNS = (
     "caseId",

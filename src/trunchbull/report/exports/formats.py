@@ -31,6 +31,8 @@ def formats() -> dict[str, ExportFormat]:
 
     found = []
     for module in pkgutil.iter_modules(package.__path__):
+        if module.name in ("command", "formats"):  # the command and this registry: no format
+            continue
         fmt = getattr(importlib.import_module(f"{package.__name__}.{module.name}"), "FORMAT", None)
         if isinstance(fmt, ExportFormat):
             found.append(fmt)

@@ -7,12 +7,16 @@ carry (control characters in model output) become U+FFFD."""
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
 
 import orjson
 
 from trunchbull.report.exports.formats import ExportFormat
-from trunchbull.rundir.reader import RunDirectory
+
+if TYPE_CHECKING:  # the CLI lists the formats without loading a run directory's reader or XML
+    import xml.etree.ElementTree as ET
+
+    from trunchbull.rundir.reader import RunDirectory
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -44,6 +48,8 @@ class _Counts:
 
 
 def junit_xml(run: RunDirectory) -> bytes:
+    import xml.etree.ElementTree as ET
+
     release = run.meta.get("release") or {}
     title = " ".join(str(p) for p in (release.get("title"), release.get("version")) if p)
     root = ET.Element("testsuites", {"name": _text(f"{title or 'trunchbull'} — {run.model}")})

@@ -8,11 +8,14 @@ several runs concatenable in a notebook or a warehouse."""
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
 import orjson
 
 from trunchbull.report.exports.formats import ExportFormat
-from trunchbull.rundir.reader import RunDirectory
+
+if TYPE_CHECKING:  # the CLI lists the formats without loading a run directory's reader
+    from trunchbull.rundir.reader import RunDirectory
 
 
 def _json(value: object) -> str | None:
