@@ -8,17 +8,23 @@ its commit's src/, run with the same toolchain and caches):
    then echoes, after DELAY s, at -j 64. Variants: `split` (the model caller
    and the tool executor, one module instance per executor: --shared, default
    the commit before per-sample instances), `fresh` (this checkout: a fresh
-   V8 context and module instance per sample). Targets: `fresh` within 5% of
-   `split`'s throughput, at most 50 MB more peak RSS of the process tree.
+   V8 context and module instance per sample), `fresh-before` (--fresh-before,
+   an earlier commit with fresh instances, e.g. the branch's base), and
+   `tools-in-worker` (--before). Each round runs every variant once, in turn,
+   so that a change in the machine's load touches all of them. Targets:
+   `fresh` within 5% of `split`'s throughput, at most 50 MB more peak RSS of
+   the process tree.
 2. **echo**: bench/run.py's echo workload (`--model echo -j 16`, no tools)
    before the process split (--before, default the branch's base) and now.
 3. **per instance**: the cost of one fresh instance of the workload's tool
    module, measured in a Node process (shared/fresh_module.mjs, M instances).
 
 Each figure is the median of --runs runs (wall time, CPU of the process tree,
-peak RSS of the tree), the load average printed beside it.
+peak RSS of the tree), the load average printed beside it, and every run's
+figures below it when there are several.
 
   .venv/bin/python bench/isolation.py [--cases 25000] [--runs 1] [--shared REV] [--before REV]
+      [--fresh-before REV] [--skip-tools] [--skip-echo]
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from trunchbull.node.toolchain import toolchain  # noqa: E402
 
 SHARED_REV = "172422c"  # the process split, one tool-module instance per executor
 BEFORE_REV = "89601d5"  # tools in the model caller's process
+FRESH_BEFORE_REV = "5ee3873"  # fresh instances, before their heap was bounded and the executor's pipe capped
 TOOLS_CONCURRENCY = 64
 ECHO_CONCURRENCY = 16
 INSTANCES = 2000
@@ -106,23 +113,39 @@ def build(root: Path, out: Path) -> None:
         raise SystemExit(f"build failed:\n{proc.stderr}")
 
 
+def measure_once(label: str, src: Path, release: Path, work: Path, n: int, extra: list[str], jobs: int):
+    out = work / f"run-{label}"
+    load = os.getloadavg()[0]
+    argv = [sys.executable, "-m", "trunchbull", "run", str(release), "-o", str(out), "--no-cache", "-j", str(jobs)]
+    argv += extra
+    with open(work / "stderr.log", "wb") as err:
+        m = peers.run_measured(argv, env=env_for(src), stdout=subprocess.DEVNULL, stderr=err)
+    if m.returncode != 0:
+        raise SystemExit(f"{label}: exit {m.returncode}:\n{(work / 'stderr.log').read_text()[-3000:]}")
+    passed = json.loads((out / "summary.json").read_text())["overall"]["passed"]
+    result = peers.measured_result(label, "", "", n, passed, m, jobs, argv, {}, load)
+    result.load_after = os.getloadavg()[0]
+    shutil.rmtree(out)
+    return result
+
+
 def measure(
     label: str, src: Path, release: Path, work: Path, n: int, extra: list[str], jobs: int, runs: int
 ) -> peers.PeerResult:
-    results = []
+    return median([measure_once(label, src, release, work, n, extra, jobs) for _ in range(runs)])
+
+
+def measure_rounds(
+    variants: dict[str, Path], release: Path, work: Path, n: int, extra: list[str], jobs: int, runs: int
+):
+    """Every variant once per round, in turn: label → its runs."""
+    results: dict[str, list[peers.PeerResult]] = {label: [] for label in variants}
     for index in range(runs):
-        out = work / f"run-{label}-{index}"
-        load = os.getloadavg()[0]
-        argv = [sys.executable, "-m", "trunchbull", "run", str(release), "-o", str(out), "--no-cache", "-j", str(jobs)]
-        argv += extra
-        with open(work / "stderr.log", "wb") as err:
-            m = peers.run_measured(argv, env=env_for(src), stdout=subprocess.DEVNULL, stderr=err)
-        if m.returncode != 0:
-            raise SystemExit(f"{label}: exit {m.returncode}:\n{(work / 'stderr.log').read_text()[-3000:]}")
-        passed = json.loads((out / "summary.json").read_text())["overall"]["passed"]
-        results.append(peers.measured_result(label, "", "", n, passed, m, jobs, argv, {}, load))
-        shutil.rmtree(out)
-    return median(results)
+        order = list(variants) if index % 2 == 0 else list(reversed(variants))
+        for label in order:
+            results[label].append(measure_once(label, variants[label], release, work, n, extra, jobs))
+            print("  " + line(results[label][-1], None), flush=True)
+    return results
 
 
 def per_instance(release: Path, work: Path) -> dict:
@@ -166,8 +189,20 @@ def line(r: peers.PeerResult, reference: peers.PeerResult | None) -> str:
             f"{(r.peak_rss_bytes - reference.peak_rss_bytes) / 2**20:+.0f} MiB peak RSS vs {reference.peer}"
         )
     return (
-        f"{r.peer:<14} {r.wall_s:8.2f} s {r.samples_per_s:9,.0f}/s {r.cpu_s:8.2f} s CPU "
-        f"{r.cpu_s / r.cases * 1000:6.3f} ms/sample {r.peak_rss_bytes / 2**20:6.0f} MiB  load {r.load_before:.1f}{versus}"
+        f"{r.peer:<15} {r.wall_s:8.2f} s {r.samples_per_s:9,.0f}/s {r.cpu_s:8.2f} s CPU "
+        f"{r.cpu_s / r.cases * 1000:6.3f} ms/sample {r.peak_rss_bytes / 2**20:6.0f} MiB  "
+        f"load {r.load_before:.1f}-{r.load_after:.1f}{versus}"
+    )
+
+
+def ranges(runs: list[peers.PeerResult]) -> str:
+    def span(values, fmt):
+        return f"{fmt(min(values))}-{fmt(max(values))}"
+
+    return (
+        f"{'':<15} n={len(runs)}: CPU {span([r.cpu_s / r.cases * 1000 for r in runs], lambda v: f'{v:.3f}')} ms/sample, "
+        f"{span([r.samples_per_s for r in runs], lambda v: f'{v:,.0f}')}/s, "
+        f"peak RSS {span([r.peak_rss_bytes / 2**20 for r in runs], lambda v: f'{v:.0f}')} MiB"
     )
 
 
@@ -177,6 +212,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--shared", default=SHARED_REV, help="the process split with one module instance per executor")
     parser.add_argument("--before", default=BEFORE_REV, help="before the process split")
+    parser.add_argument("--fresh-before", default=FRESH_BEFORE_REV, help="an earlier commit with fresh instances")
     parser.add_argument("--skip-echo", action="store_true")
     parser.add_argument("--skip-tools", action="store_true")
     args = parser.parse_args()
@@ -186,6 +222,7 @@ def main() -> int:
     try:
         shared_src = export(args.shared, work / "shared")
         before_src = export(args.before, work / "before")
+        fresh_before_src = export(args.fresh_before, work / "fresh-before")
         write_tool_benchmark(work / "tools-bench", cases)
         tools_release = work / "tools-release"
         build(work / "tools-bench", tools_release)
@@ -194,12 +231,19 @@ def main() -> int:
                 model = ["--model", "openai-compatible:bench", "--base-url", url]
                 jobs, n = TOOLS_CONCURRENCY, args.cases
                 measure("warm-up", REPO / "src", tools_release, work, n, model, jobs, 1)
-                split = measure("split", shared_src, tools_release, work, n, model, jobs, args.runs)
-                fresh = measure("fresh", REPO / "src", tools_release, work, n, model, jobs, args.runs)
-                in_worker = measure("tools-in-worker", before_src, tools_release, work, n, model, jobs, args.runs)
+                variants = {
+                    "split": shared_src,
+                    "fresh": REPO / "src",
+                    "fresh-before": fresh_before_src,
+                    "tools-in-worker": before_src,
+                }
+                results = measure_rounds(variants, tools_release, work, n, model, jobs, args.runs)
             print(f"\ntools: {n:,} samples, one tool call each, -j {jobs}; median of {args.runs}")
-            for r in (split, fresh, in_worker):
-                print(line(r, split))
+            split = median(results["split"])
+            for label, runs in results.items():
+                print(line(median(runs), split))
+                if len(runs) > 1:
+                    print(ranges(runs))
         if not args.skip_echo:
             write_benchmark(work / "echo-bench", cases)
             echo_release = work / "echo-release"

@@ -18,6 +18,7 @@
 const stringify = JSON.stringify; // captured before any user code runs
 const parse = JSON.parse;
 const byteLength = Buffer.byteLength;
+const BufferFrom = Buffer.from;
 const toWellFormed = String.prototype.toWellFormed;
 
 // A record is at most 64 levels deep (common/jsonl.py MAX_DEPTH); its values
@@ -31,7 +32,8 @@ function cutMarker(what, size, limit, option) {
 
 // `text` cut to at most `limit` UTF-8 bytes, on a code point boundary.
 function cutText(text, limit) {
-  let cut = Buffer.from(text, "utf8").subarray(0, limit).toString("utf8");
+  // (the first `limit` bytes are within the first `limit` characters: only those are encoded)
+  let cut = BufferFrom(text.length > limit ? text.slice(0, limit) : text, "utf8").subarray(0, limit).toString("utf8");
   if (cut.endsWith("\ufffd") && !text.startsWith(cut)) cut = cut.slice(0, -1); // a character cut in two
   return cut;
 }
@@ -102,21 +104,31 @@ export function limitedModel(model, maxResponseBytes, repairs) {
 // A tool's result, cut to `maxBytes` of its JSON when it is larger (the
 // model and the record get the cut text, with the marker).
 export function cappedToolResult(value, maxBytes, repairs) {
+  const { output, cut } = cutToolResult(value, maxBytes);
+  if (cut) repairs?.add("tool-result-truncated");
+  return output;
+}
+
+// What cappedToolResult does, without the record: { output, cut }. The tool
+// executor cuts here, before its answer is serialized; a cut output is at
+// most maxBytes + TOOL_RESULT_MARKER_ROOM bytes (UTF-8).
+export const TOOL_RESULT_MARKER_ROOM = 256;
+export function cutToolResult(value, maxBytes) {
   let text;
   if (typeof value === "string") text = value;
   else {
     try {
       text = stringify(value);
     } catch {
-      return value; // not JSON: the AI SDK reports it as it would have
+      return { output: value, cut: false }; // not JSON: the AI SDK reports it as it would have
     }
-    if (text === undefined) return value;
+    if (text === undefined) return { output: value, cut: false };
   }
-  if (text.length * 3 <= maxBytes) return value;
+  if (text.length * 3 <= maxBytes) return { output: value, cut: false };
   const size = byteLength(text);
-  if (size <= maxBytes) return value;
-  repairs?.add("tool-result-truncated");
-  return cutText(text, maxBytes) + cutMarker("the tool result", size, maxBytes, "--max-tool-result-bytes");
+  if (size <= maxBytes) return { output: value, cut: false };
+  const output = cutText(text, maxBytes) + cutMarker("the tool result", size, maxBytes, "--max-tool-result-bytes");
+  return { output, cut: true };
 }
 
 // The depth of a JSON value (arrays and objects), walked without recursion; stops past `limit`.

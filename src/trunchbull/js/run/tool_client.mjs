@@ -8,12 +8,26 @@
 //     forwarded while the sample is in progress): a synchronous infinite loop
 //     never returns to the executor's event loop, so only the parent can see
 //     it and replace the pair;
-//   * an asynchronous tool past the tool timeout ends its sample here.
-import { cappedToolResult } from "./limits.mjs";
+//   * an asynchronous tool past the tool timeout ends its sample here;
+//   * the executor cuts a tool result to the limit before it sends it, and
+//     no line of its is read past maxLineBytes (far above what an answer
+//     within the limits needs): a longer one is not buffered, and fails the
+//     request it names; the result is cut here again if it is still too long.
+import { LineReader } from "./lines.mjs";
+import { TOOL_RESULT_MARKER_ROOM, cappedToolResult } from "./limits.mjs";
 import net from "node:net";
 
 const stringify = JSON.stringify;
 const parse = JSON.parse;
+const byteLength = Buffer.byteLength;
+
+// The longest line read from the executor: any answer within the limits
+// (JSON escapes at most 6 bytes per byte of text) and room to spare.
+export function maxLineBytes(maxToolResultBytes, maxResponseBytes) {
+  return 6 * Math.max(maxToolResultBytes, maxResponseBytes ?? 0) + (1 << 20);
+}
+// What a line past that says it answers (the start of the executor's own replies).
+const HEAD = /^\{"t":"(result|valid|opened)","(id|k)":(\d{1,15})[,}]/;
 
 export class ToolTimeoutError extends Error {
   constructor(name, ms) {
@@ -44,9 +58,10 @@ function thrown(error) {
 
 export class ToolClient {
   // toFd: the executor's stdin (written here); fromFd: its replies.
-  constructor(toFd, fromFd, { specs, toolTimeoutMs, maxToolResultBytes, onStart, onEnd, onWarning, onGone }) {
+  constructor(toFd, fromFd, { specs, toolTimeoutMs, maxToolResultBytes, maxResponseBytes, onStart, onEnd, onWarning, onGone }) {
     this.specs = specs;
     this.maxToolResultBytes = maxToolResultBytes;
+    this.maxLineBytes = maxLineBytes(maxToolResultBytes, maxResponseBytes);
     this.onWarning = onWarning;
     this.toolTimeoutMs = toolTimeoutMs;
     this.onStart = onStart;
@@ -56,13 +71,8 @@ export class ToolClient {
     this.waiting = new Map(); // request id or "open:k" → resolve
     this.nextId = 1;
     this.readyWaiter = null;
-    let pending = "";
-    this.in.setEncoding("utf8");
-    this.in.on("data", (chunk) => {
-      const lines = (pending + chunk).split("\n");
-      pending = lines.pop();
-      for (const line of lines) if (line) this._received(line);
-    });
+    const lines = new LineReader(this.maxLineBytes, (line) => this._received(line), (head, seen) => this._tooLong(head, seen));
+    this.in.on("data", (chunk) => lines.push(chunk));
     this.in.on("close", () => onGone());
     this.out.on("error", () => {}); // the executor is gone: its pipe's end says so
     this.in.on("error", () => {});
@@ -94,6 +104,19 @@ export class ToolClient {
     }
   }
 
+  // A line past maxLineBytes: the request it names (if any) fails; the rest of it is skipped.
+  _tooLong(head, seen) {
+    const match = HEAD.exec(head);
+    if (!match) return;
+    const [, t, field, number] = match;
+    const key = t === "opened" ? (field === "k" ? `open:${number}` : null) : field === "id" ? Number(number) : null;
+    const resolve = this.waiting.get(key);
+    if (!resolve) return;
+    this.waiting.delete(key);
+    const text = `the tool executor's answer was past ${this.maxLineBytes.toLocaleString("en")} bytes (${seen.toLocaleString("en")} read); it was not read`;
+    resolve(t === "opened" ? { t, tools: null } : { t, ok: false, error: t === "valid" ? { message: text } : { text } });
+  }
+
   _send(message) {
     this.out.write(stringify(message) + "\n");
   }
@@ -110,7 +133,7 @@ export class ToolClient {
     const ready = new Promise((resolve, reject) => {
       this.readyWaiter = (problem) => (problem ? reject(new Error(problem)) : resolve());
     });
-    this._send(config);
+    this._send({ ...config, maxToolResultBytes: this.maxToolResultBytes, maxLineBytes: this.maxLineBytes });
     return ready;
   }
 
@@ -176,8 +199,13 @@ export class ToolClient {
     });
     const options_ = { toolCallId: options?.toolCallId, messages };
     const work = this._ask(id, { t: "call", id, k: sample.k, name, input, options: options_ }).then((answer) => {
-      if (answer.ok === true) return cappedToolResult(answer.output, this.maxToolResultBytes, sample.repairs);
-      throw thrown(answer.error);
+      if (answer.ok !== true) throw thrown(answer.error);
+      const { output } = answer;
+      if (answer.cut === true && typeof output === "string" && byteLength(output) <= this.maxToolResultBytes + TOOL_RESULT_MARKER_ROOM) {
+        sample.repairs?.add("tool-result-truncated"); // cut by the executor
+        return output;
+      }
+      return cappedToolResult(output, this.maxToolResultBytes, sample.repairs);
     });
     return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   }

@@ -8,18 +8,25 @@
 // argv[2] (written synchronously, so that a call's start is out before a
 // synchronous loop in it can begin), one JSON line each.
 //
-// stdin: first { sdk, aiFallback (the toolchain's `ai`), tools: { name: { module } } }, then
+// stdin: first { sdk, aiFallback (the toolchain's `ai`), tools: { name: { module } }, maxToolResultBytes,
+//   maxLineBytes }, then
 //   { t: "open", k, tools: [names] }             → { t: "opened", k, tools: { name: { problem } | { validates } } }
 //   { t: "validate", id, k, name, input }        → { t: "valid", id, ok, value | error: { message } }
-//   { t: "call", id, k, name, input, options }   → { t: "result", id, ok, output | error: { name, message } | { text } }
+//   { t: "call", id, k, name, input, options }   → { t: "result", id, ok, output, cut? | error: { name, message } | { text } }
 //   { t: "close", k }                            (sample k ended)
 //   { t: "ping", id }                            → { t: "pong", id } (the event loop turns)
 // and unasked: { t: "ready" } once every module is imported (or { t: "fatal", message }), { t: "s", k, n } and
 // { t: "e", k, n } when call (or module instance) n of sample k starts and ends,
 // { t: "w", text }: a warning for the run (a tool module left timers running).
+// A result above maxToolResultBytes is cut here, before it is serialized, as
+// the model caller would cut it (limits.mjs; `cut: true`), and no reply is
+// longer than maxLineBytes (a longer one fails its request instead): the
+// model caller reads no line past that.
 // The end of stdin (the model caller is gone) ends the executor.
 import { writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { LineReader } from "./lines.mjs";
+import { cutToolResult } from "./limits.mjs";
 import { ToolHost, thrownData } from "./tools.mjs";
 
 const OUT_FD = Number(process.argv[2]);
@@ -40,6 +47,9 @@ function thrownText(err) {
   return data.text ?? `${data.name}: ${data.message}`;
 }
 
+let maxToolResultBytes = Infinity;
+let maxLineBytes = Infinity;
+
 function reply(message) {
   let text;
   try {
@@ -48,7 +58,12 @@ function reply(message) {
     // a tool's result JSON cannot hold (a BigInt, a cycle): the call fails, the executor goes on
     text = stringify({ t: message.t, id: message.id, ok: false, error: { text: `the tool's result cannot be sent: ${thrownText(err)}` } });
   }
-  const buf = BufferFrom(text + "\n");
+  let buf = BufferFrom(text + "\n");
+  if (buf.length > maxLineBytes) {
+    const what = message.t === "valid" ? "validated input" : "answer";
+    const error = { text: `the tool's ${what} is ${buf.length.toLocaleString("en")} bytes as JSON, past the ${maxLineBytes.toLocaleString("en")} a reply may hold` };
+    buf = BufferFrom(stringify({ t: message.t, id: message.id, ok: false, error: message.t === "valid" ? { message: error.text } : error }) + "\n");
+  }
   let offset = 0;
   while (offset < buf.length) offset += write(OUT_FD, buf, offset);
 }
@@ -74,9 +89,16 @@ async function answer(request) {
     case "validate":
       reply({ t: "valid", id: request.id, ...(await host.validate(request.k, request.name, request.input)) });
       break;
-    case "call":
-      reply({ t: "result", id: request.id, ...(await host.execute(request.k, request.name, request.input, request.options)) });
+    case "call": {
+      const answer = await host.execute(request.k, request.name, request.input, request.options);
+      if (answer.ok) {
+        const { output, cut } = cutToolResult(answer.output, maxToolResultBytes);
+        answer.output = output;
+        if (cut) answer.cut = true;
+      }
+      reply({ t: "result", id: request.id, ...answer });
       break;
+    }
     case "close":
       host.close(request.k);
       break;
@@ -87,6 +109,8 @@ async function answer(request) {
 }
 
 async function start(config) {
+  if (Number.isSafeInteger(config.maxToolResultBytes)) maxToolResultBytes = config.maxToolResultBytes;
+  if (Number.isSafeInteger(config.maxLineBytes)) maxLineBytes = config.maxLineBytes;
   let ai;
   try {
     ai = await import(pathToFileURL(config.sdk).href);
@@ -103,23 +127,17 @@ async function start(config) {
   reply({ t: "ready" });
 }
 
-let pending = "";
 let started = null;
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk) => {
-  const lines = (pending + chunk).split("\n");
-  pending = lines.pop();
-  for (const line of lines) {
-    if (!line) continue;
-    const request = parse(line); // from the model caller: trusted JSON
-    if (!started) {
-      started = start(request).catch((err) => {
-        reply({ t: "fatal", message: `the tool executor cannot start: ${thrownText(err)}` });
-        process.stderr.write(`${err?.stack}\n`);
-        process.exit(1);
-      });
-    }
-    else started.then(() => handle(request));
+const requests = new LineReader(Infinity, (line) => {
+  const request = parse(line); // from the model caller: trusted JSON
+  if (!started) {
+    started = start(request).catch((err) => {
+      reply({ t: "fatal", message: `the tool executor cannot start: ${thrownText(err)}` });
+      process.stderr.write(`${err?.stack}\n`);
+      process.exit(1);
+    });
   }
+  else started.then(() => handle(request));
 });
+process.stdin.on("data", (chunk) => requests.push(chunk));
 process.stdin.on("end", () => process.exit(0));

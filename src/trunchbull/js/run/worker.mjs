@@ -221,6 +221,7 @@ try {
   if (TOOLS_TO_FD !== null) {
     toolClient = new ToolClient(TOOLS_TO_FD, TOOLS_FROM_FD, {
       specs: config.tools, toolTimeoutMs: config.toolTimeoutMs, maxToolResultBytes: config.maxToolResultBytes,
+      maxResponseBytes: config.maxResponseBytes,
       // Only a sample still running here is reported: a late start cannot outlive its record.
       onStart: (k, n) => inProgress.has(k) && send(`s\t${k}\t${n}`),
       onEnd: (k, n) => inProgress.has(k) && send(`e\t${k}\t${n}`),
