@@ -81,9 +81,9 @@ def _step_failed(result: FallibleProcessResult, what: str, address: Address) -> 
     )
 
 
-async def _read_config(
+async def _config_process(
     request: CompileReleaseRequest, root: str, classified: ReleaseFiles, deps: BenchmarkDependencies
-) -> FallibleProcessResult:
+) -> CoreProcess:
     """Static config + discovery. The module files only need to exist here."""
     placeholders = [
         FileContent(in_root(root, rel), b"")
@@ -100,16 +100,12 @@ async def _read_config(
         Get(Digest, CreateDigest(placeholders)),
     )
     config_input = await Get(Digest, MergeDigests([placeholder_digest, real_config, deps.files]))
-    return await Get(
-        FallibleProcessResult,
-        CoreProcess,
-        CoreProcess.create(
-            ["config", root_arg(root), "--repo-root", ".", "--out", f"{OUT}/config.json"],
-            input_digest=config_input,
-            description=f"Read the config of {request.address}",
-            output_files=[f"{OUT}/config.json"],
-            errors_are_results=True,
-        ),
+    return CoreProcess.create(
+        ["config", root_arg(root), "--repo-root", ".", "--out", f"{OUT}/config.json"],
+        input_digest=config_input,
+        description=f"Read the config of {request.address}",
+        output_files=[f"{OUT}/config.json"],
+        errors_are_results=True,
     )
 
 
@@ -128,8 +124,15 @@ async def compile_release(request: CompileReleaseRequest) -> CompiledRelease:
     )
 
     # 1. config + discovery. As `trunchbull build`, the later stages still run after a config
-    # error (every problem is reported in one run), unless no eval was found.
-    config_result = await _read_config(request, root, classified, deps)
+    # error (every problem is reported in one run), unless no eval was found. The release's
+    # closure (what the assembly reads) is requested beside it: it runs dependency inference, whose
+    # import scans need only the Node toolchain, so on a cold machine they run while the core's PEX
+    # is still being built instead of after it.
+    config_process = await _config_process(request, root, classified, deps)
+    config_result, all_sources = await MultiGet(
+        Get(FallibleProcessResult, CoreProcess, config_process),
+        Get(ClosureSources, ClosureRequest(request.address)),
+    )
     failure = _step_failed(config_result, "config", request.address)
     if failure:
         raise failure
@@ -167,7 +170,6 @@ async def compile_release(request: CompileReleaseRequest) -> CompiledRelease:
     if request.tar:
         argv.append("--tar")
     pieces = await MultiGet(Get(Digest, AddPrefix, p) for p in prefixed)
-    all_sources = await Get(ClosureSources, ClosureRequest(request.address))
     assemble_input = await Get(Digest, MergeDigests([all_sources.digest, deps.files, *pieces]))
     assembled = await Get(
         FallibleProcessResult,

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from pants.backend.python.subsystems.setup import PythonSetup
 from pants.backend.python.util_rules.pex import PexLayout, PexRequest, VenvPex, VenvPexProcess
 from pants.backend.python.util_rules.pex_from_targets import PexFromTargetsRequest
 from pants.backend.python.util_rules.python_sources import PythonSourceFilesRequest, StrippedPythonSourceFiles
@@ -37,6 +38,19 @@ from trunchbull_pants.subsystems import TrunchbullSubsystem
 from trunchbull_pants.toolchain import TOOLCHAIN_DIR, NodeToolchain, ToolchainRequest
 
 CORE_DIR = "__trunchbull_core"
+
+# Flags of the pex CLI for the core's PEX (measured on a cold machine, docs/pants.md):
+# * `--no-compress`: the packed layout's dependency zips are stored, not deflated. Deflating the
+#   ~180 MB of installed polars took ~10 s of one core, about a third of the PEX's build; the PEX
+#   is a cache entry (local store, remote cache), never shipped, and stored zips are also faster
+#   to turn into the venv that every step runs from.
+# * `--pip-version vendored` (unless `[python].pip_version` is set): Pants' default pip, 23.1.2,
+#   is not inside the pex CLI; on a cold machine pex first downloads and installs it (~5 s) before
+#   resolving anything. The lockfile pins every distribution by hash (`--no-deps`), so the pip
+#   that downloads them chooses nothing; pex 2.1.137's vendored pip runs on every interpreter that
+#   pex itself runs on (3.11 here; it fails on 3.12+ regardless of the pip).
+PEX_ARGS = ("--no-compress",)
+VENDORED_PIP_ARGS = ("--pip-version", "vendored")
 # Written by a step run with `errors_are_results` when the benchmark has errors (its exit code 1).
 ERRORS_MARKER = "__tb_benchmark_has_errors"
 
@@ -113,7 +127,12 @@ class CoreProcess:
         )
 
 
-async def _core_from_source(address: str, subsystem: TrunchbullSubsystem) -> TrunchbullCore:
+def _pex_args(python_setup: PythonSetup) -> tuple[str, ...]:
+    pip = VENDORED_PIP_ARGS if python_setup.options.is_default("pip_version") else ()
+    return (*PEX_ARGS, *pip)
+
+
+async def _core_from_source(address: str, subsystem: TrunchbullSubsystem, python_setup: PythonSetup) -> TrunchbullCore:
     addresses = await Get(
         Addresses,
         UnparsedAddressInputs([address], owning_address=None, description_of_origin="`[trunchbull].core`"),
@@ -129,6 +148,7 @@ async def _core_from_source(address: str, subsystem: TrunchbullSubsystem) -> Tru
                 layout=PexLayout.PACKED,
                 include_source_files=False,
                 main=subsystem.main,
+                additional_args=_pex_args(python_setup),
             ),
         ),
         Get(StrippedPythonSourceFiles, PythonSourceFilesRequest(transitive.closure, include_resources=True)),
@@ -138,9 +158,9 @@ async def _core_from_source(address: str, subsystem: TrunchbullSubsystem) -> Tru
 
 
 @rule(desc="Build the Trunchbull core PEX", level=LogLevel.DEBUG)
-async def build_core(_: CoreRequest, subsystem: TrunchbullSubsystem) -> TrunchbullCore:
+async def build_core(_: CoreRequest, subsystem: TrunchbullSubsystem, python_setup: PythonSetup) -> TrunchbullCore:
     if subsystem.core:
-        return await _core_from_source(subsystem.core, subsystem)
+        return await _core_from_source(subsystem.core, subsystem, python_setup)
     # The core's own interpreter constraints (Python 3.11+), unless it comes from a resolve and
     # they were not set: then the resolve's, as Pants does for its tools. (Pants would otherwise
     # apply the repository's `[python].interpreter_constraints` to the default lockfile too.)
@@ -150,7 +170,12 @@ async def build_core(_: CoreRequest, subsystem: TrunchbullSubsystem) -> Trunchbu
     )
     # Not `internal_only`: the PEX picks its interpreter from its constraints when it runs, so no
     # interpreter lookup has to run first (see the module docstring).
-    request = dataclasses.replace(request, internal_only=False, layout=PexLayout.PACKED)
+    request = dataclasses.replace(
+        request,
+        internal_only=False,
+        layout=PexLayout.PACKED,
+        additional_args=(*request.additional_args, *_pex_args(python_setup)),
+    )
     pex = await Get(VenvPex, PexRequest, request)
     return TrunchbullCore(pex, EMPTY_DIGEST)
 
