@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 import uuid
+import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,48 +107,120 @@ class Bench:
         self.row(f"ratio, {label}", f"{package / floor:.2f}x  (target <= {target}x)")
 
 
-_LONG_STEP = re.compile(r"^(\d\d):(\d\d):(\d\d\.\d+) \[INFO\] (Starting|Completed): (.*)$", re.M)
+_STAMP = re.compile(r"^(\d\d):(\d\d):(\d\d\.\d+) \[(?:DEBUG|INFO)\] (.*)$", re.M)
 
 
-def long_steps(stderr: str) -> dict[str, float]:
-    """Seconds of each step Pants logged as `Starting:` ... `Completed:` (its long-running ones)."""
-    started: dict[str, float] = {}
-    took: dict[str, float] = {}
-    for h, m, sec, what, name in _LONG_STEP.findall(stderr):
-        at = int(h) * 3600 + int(m) * 60 + float(sec)
-        if what == "Starting":
-            started[name] = at
-        elif name in started:
-            took[name] = at - started.pop(name)
-    return took
+def phases(stderr: str, started: float) -> list[tuple[str, float]]:
+    """What a `-ldebug` cold build spent its time on, from its log lines (UTC timestamps) and the
+    wall-clock time `started` of the command: (phase, seconds), each from its first to its last
+    line (phases run concurrently: they do not add up)."""
+    day = started - started % 86400
+    first: dict[str, float] = {}
+    last: dict[str, float] = {}
+    marks = {
+        "Pants start (launcher, options, rule graph)": ("Starting: `package` goal",),
+        "toolchain: npm ci of the Node toolchain": (
+            "Running Install the pinned Node toolchain",
+            "Completed: Install the pinned Node toolchain (npm ci)",
+        ),
+        "core PEX: pex resolve + install of the lockfile": (
+            "Starting: Building trunchbull.pex",
+            "Completed: Building trunchbull.pex",
+        ),
+        "import scans (esbuild, 1 per module)": ("Running Scan imports", "Completed: Scan imports of"),
+        "compile steps (config, bundle-inspect, expand, assemble)": (
+            "Running Read the config",
+            "Completed: Assemble the release",
+        ),
+    }
+    for h, m, sec, text in _STAMP.findall(stderr):
+        at = day + int(h) * 3600 + int(m) * 60 + float(sec)
+        for name, prefixes in marks.items():
+            if any(text.startswith(p) for p in prefixes):
+                first.setdefault(name, at)
+                last[name] = at
+    out = []
+    for name in marks:
+        if name not in first:
+            continue
+        if name.startswith("Pants start"):
+            out.append((name, first[name] - started))
+        else:
+            out.append((f"{name} (from {first[name] - started:.1f} s)", last[name] - first[name]))
+    return out
+
+
+def _pex_cli(launcher_cache: Path) -> tuple[str, str] | None:
+    pex = next(iter(sorted(launcher_cache.glob("*/pex.pex"))), None)
+    python = shutil.which("python3.11")
+    return None if pex is None or python is None else (python, str(pex))
+
+
+def _run_pex(argv: list[str], root: Path, cwd: Path) -> float:
+    env = {**os.environ, "PEX_ROOT": str(root), "PIP_CONFIG_FILE": "/dev/null"}
+    ca = os.environ.get("PANTS_CA_CERTS_PATH") or "/etc/ssl/certs/ca-certificates.crt"
+    if os.path.isfile(ca):  # as Pants passes [GLOBAL].ca_certs_path to pex
+        argv = [*argv, "--cert", ca]
+    return timed(lambda: subprocess.run(argv, check=True, env=env, capture_output=True, cwd=cwd))
 
 
 def pex_floor(tmp: Path, launcher_cache: Path) -> float | None:
     """The pex CLI that Pants runs, building a PEX of polars alone from an empty PEX_ROOT."""
-    pex = next(iter(sorted(launcher_cache.glob("*/pex.pex"))), None)
-    python = shutil.which("python3.11")
-    if pex is None or python is None:
+    cli = _pex_cli(launcher_cache)
+    if cli is None:
         return None
-    env = {**os.environ, "PEX_ROOT": str(tmp / "pex-floor-root"), "PIP_CONFIG_FILE": "/dev/null"}
-    argv = [python, str(pex), "polars==2.1.0", "polars-runtime-32==2.1.0", "-o", str(tmp / "polars.pex")]
-    ca = os.environ.get("PANTS_CA_CERTS_PATH") or "/etc/ssl/certs/ca-certificates.crt"
-    if os.path.isfile(ca):  # as Pants passes [GLOBAL].ca_certs_path to pex
-        argv += ["--cert", ca]
-    return timed(lambda: subprocess.run(argv, check=True, env=env, capture_output=True))
+    argv = [*cli, "polars==2.1.0", "polars-runtime-32==2.1.0", "-o", str(tmp / "polars.pex")]
+    return _run_pex(argv, tmp / "pex-floor-root", tmp)
+
+
+def pex_lock_floors(tmp: Path, launcher_cache: Path, wheelhouse: Path) -> list[tuple[str, float]]:
+    """The pex CLI alone building the core's PEX from the lockfile the plugin ships, from an empty
+    PEX_ROOT: with the flags the plugin's PexRequest gives it (what Pants runs, minus Pants), and
+    plainly (a zipapp, pex's defaults)."""
+    cli = _pex_cli(launcher_cache)
+    plugin = next(iter(wheelhouse.glob("trunchbull_pants-*.whl")), None)
+    if cli is None or plugin is None:
+        return []
+    work = tmp / "pex-lock-floor"
+    (work / "source_files").mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(plugin) as z:
+        (work / "trunchbull.lock").write_bytes(z.read("trunchbull_pants/trunchbull.lock"))
+    common = ["--requirement", "trunchbull.lock", "--no-transitive", "--no-pypi", "--index=https://pypi.org/simple/"]
+    common += [f"--find-links=file://{wheelhouse}", "--interpreter-constraint", "CPython<3.15,>=3.11"]
+    as_plugin = [
+        *("--jobs", "1", "--pip-version", "vendored", "--no-compress", "--layout", "packed"),
+        *("--venv", "--seed", "verbose", "--venv-site-packages-copies", "--sources-directory=source_files"),
+        *("--manylinux", "manylinux2014", "--resolver-version", "pip-2020-resolver"),
+        *("--entry-point", "trunchbull.compile.steps"),
+    ]
+    return [
+        (
+            "floor: the pex CLI, the core's lock with the plugin's flags (empty PEX_ROOT)",
+            _run_pex([*cli, *common, *as_plugin, "-o", "core.pex"], work / "root1", work),
+        ),
+        (
+            "floor: the pex CLI, the core's lock, pex's defaults (empty PEX_ROOT)",
+            _run_pex([*cli, *common, "-o", "core-zipapp.pex"], work / "root2", work),
+        ),
+    ]
 
 
 def cold_first_build(bench: Bench, tmp: Path) -> None:
     repo = bench.repo
+    lock_floors = pex_lock_floors(tmp, repo.cache, repo.wheelhouse)
     version = statistics.median(bench.pants("--no-pantsd", "--version").seconds for _ in range(3))
     bench.row("floor: pants --no-pantsd --version", f"{version:.2f} s")
     empty = [f"--local-store-dir={tmp / 'cold' / 'store'}", f"--named-caches-dir={tmp / 'cold' / 'named'}"]
     listed = bench.pants("--no-pantsd", *empty, "list", "//benchmark::")
     bench.row("floor: pants --no-pantsd list //benchmark:: (empty stores)", f"{listed.seconds:.2f} s")
     empty = [f"--local-store-dir={tmp / 'cold2' / 'store'}", f"--named-caches-dir={tmp / 'cold2' / 'named'}"]
-    run = bench.pants("--no-pantsd", *empty, "package", TARGET)
+    started = time.time()
+    run = repo.pants("--no-pantsd", *empty, "package", TARGET)  # -ldebug: its phases
     bench.row("cold first build (empty stores, no pantsd; target <= 30 s)", f"{run.seconds:.2f} s")
-    for name, seconds in sorted(long_steps(run.stderr).items(), key=lambda kv: -kv[1]):
-        bench.row(f"  of which: {name}", f"{seconds:.2f} s")
+    for name, seconds in phases(run.stderr, started):
+        bench.row(f"  phase: {name}", f"{seconds:.2f} s")
+    for name, seconds in lock_floors:
+        bench.row(name, f"{seconds:.2f} s")
     floor = pex_floor(tmp, repo.cache)
     if floor is not None:
         bench.row("floor: the pex CLI, a PEX of polars alone (empty PEX_ROOT)", f"{floor:.2f} s")
