@@ -65,3 +65,27 @@ def test_every_sample_sees_fresh_tool_modules(built, server, cli, tmp_path, jobs
     resumed = cli(*args, "-j", jobs, "--repeat", "3", "--resume")
     assert resumed.code == 0, resumed.stderr
     check(read_jsonl(out / "responses.jsonl"), 3)
+
+
+def test_a_sample_that_calls_no_tool_makes_no_instance(built, server, cli, tmp_path):
+    """A sample's instance of a tool module is made when it first validates or
+    calls one of its tools: the five samples between the two that call the
+    tool are offered it, but their model answers without it, and no instance
+    is made for them (the module counts its instances in the host's
+    `process`, which all of them share; the first is the executor's preload)."""
+    server.script("[call-first]", [Reply(tool_calls=[("instances", {})]), Reply(content="called")])
+    server.script("[call-last]", [Reply(tool_calls=[("instances", {})]), Reply(content="called")])
+    for i in range(5):
+        server.script(f"[quiet-{i}]", [Reply(content="no tool needed")])
+    out = tmp_path / "run"
+    run = cli(
+        "run", built("lazy_tools"), "--model", MODEL, "--base-url", server.url, "-o", out, "--no-cache", "-j", "1"
+    )
+    assert run.code == 0, run.stderr
+    records = read_jsonl(out / "responses.jsonl")  # at -j 1: in the order the samples ran
+    assert len(records) == 7
+    calling = [i for i, r in enumerate(records) if r["caseId"] in ("lazy.first", "lazy.last")]
+    assert calling[-1] - calling[0] > 1, "no quiet sample ran between the two calling ones"
+    made = [outputs(records[i]) for i in calling]
+    assert made == [[{"made": 2}], [{"made": 3}]]
+    assert all(outputs(r) == [] for r in records if r["caseId"].startswith("lazy.quiet-"))

@@ -41,6 +41,17 @@ export function thrownData(err) {
   }
 }
 
+// What `open` answers for a module's tools, from one instance of it.
+function shapeOf(loaded) {
+  if (loaded.problem) return { problem: loaded.problem };
+  const tools = new Map();
+  for (const name of Object.keys(loaded.tools)) {
+    if (typeof loaded.tools[name]?.execute !== "function") continue;
+    tools.set(name, { validates: typeof loaded.validators.get(name) === "function" });
+  }
+  return { tools };
+}
+
 export class ToolHost {
   // specs: tool name → { module (absolute bundle path) }; `onWarning` gets a
   // tool module that left timers running when its sample ended (once a module).
@@ -53,19 +64,25 @@ export class ToolHost {
     this.onWarning = onWarning;
     this.sources = new Map(); // bundle path → ModuleSource, or { problem }
     this.aiOf = new Map(); // bundle path → Promise of the `ai` its validators use
-    this.samples = new Map(); // sample number → { tools: name → { original, validate }, instances, controller }
+    this.shapes = new Map(); // bundle path → { problem } or { tools: name → { problem } | { validates } }
+    this.samples = new Map(); // sample number → { tools: name → bundle, instances: bundle → Promise, controller }
     this.warned = new Set();
     this.counter = 0;
   }
 
   // Read and compile every tool module before the first sample, and run one
   // instance of each (then drop it), so that no sample's latency includes a
-  // one-time read, compile or dependency import. A module that fails fails
-  // the samples that use its tools, not the executor.
+  // one-time read, compile or dependency import. That instance's shape (its
+  // load problem, or which tools it exports with an `execute` and which
+  // validate their input) answers every sample's `open`: a sample's own
+  // instance is made only when it first validates or calls one of the
+  // module's tools, so a sample whose model calls no tool pays nothing. A
+  // module that fails fails the samples that use its tools, not the executor.
   async preload() {
     const bundles = new Set(Object.values(this.specs).map((spec) => spec.module));
     await Promise.all([...bundles].map(async (bundle) => {
       const loaded = await this._instantiate(bundle, -1);
+      this.shapes.set(bundle, shapeOf(loaded));
       if (loaded.instance) loaded.instance.close();
     }));
   }
@@ -132,8 +149,9 @@ export class ToolHost {
     return entry;
   }
 
-  // Sample k's tools (release tool names), each module a fresh instance that
-  // lives until close(k): name → { problem } or { validates }.
+  // Sample k's tools (release tool names): name → { problem } or { validates },
+  // from the preloaded shape of their modules. Each module's instance for the
+  // sample is made on first use and lives until close(k).
   async open(k, names) {
     const sample = { tools: new Map(), instances: new Map(), controller: new AbortController() };
     this.samples.set(k, sample);
@@ -144,32 +162,42 @@ export class ToolHost {
         out[name] = { problem: `the release has no tool ${stringify(name)}` };
         continue;
       }
-      let loaded = sample.instances.get(spec.module);
-      if (!loaded) {
-        loaded = await this._instantiate(spec.module, k);
-        sample.instances.set(spec.module, loaded);
-      }
-      if (loaded.problem) {
-        out[name] = { problem: `tool ${stringify(name)}: ${loaded.problem}` };
-        continue;
-      }
-      const original = loaded.tools[name];
-      if (!original || typeof original.execute !== "function") {
-        out[name] = { problem: `tool ${stringify(name)} is not exported with an execute function by its module` };
-        continue;
-      }
-      const validate = loaded.validators.get(name);
-      sample.tools.set(name, { original, validate });
-      out[name] = { validates: typeof validate === "function" };
+      const shape = this.shapes.get(spec.module) ?? { problem: "the tool module was not loaded" };
+      const status = shape.problem ? { problem: `tool ${stringify(name)}: ${shape.problem}` } : shape.tools.get(name) ?? {
+        problem: `tool ${stringify(name)} is not exported with an execute function by its module`,
+      };
+      if (!status.problem) sample.tools.set(name, spec.module);
+      out[name] = status;
     }
     return out;
+  }
+
+  // Sample k's own instance of the module of tool `name` (made on first use):
+  // { original, validate } or { problem }.
+  async _tool(k, name) {
+    const sample = this.samples.get(k);
+    const bundle = sample?.tools.get(name);
+    if (!bundle) return { problem: `tool ${stringify(name)} is not open for this sample` };
+    let pending = sample.instances.get(bundle);
+    if (!pending) {
+      pending = this._instantiate(bundle, k);
+      sample.instances.set(bundle, pending);
+    }
+    const loaded = await pending;
+    if (loaded.problem) return { problem: `tool ${stringify(name)}: ${loaded.problem}` };
+    const original = loaded.tools[name];
+    if (!original || typeof original.execute !== "function") {
+      return { problem: `tool ${stringify(name)} is not exported with an execute function by this instance of its module` };
+    }
+    return { original, validate: loaded.validators.get(name) };
   }
 
   // { ok: true, value } or { ok: false, error: { message } } (the cause of
   // the failure: the model caller wraps it as the AI SDK would).
   async validate(k, name, input) {
-    const tool = this.samples.get(k)?.tools.get(name);
-    if (!tool?.validate) return { ok: true, value: input };
+    const tool = await this._tool(k, name);
+    if (tool.problem) return { ok: false, error: { message: tool.problem } };
+    if (!tool.validate) return { ok: true, value: input };
     try {
       const result = await tool.validate(input);
       if (result?.success) return { ok: true, value: result.value };
@@ -183,9 +211,10 @@ export class ToolHost {
 
   // The tool's own `execute`; its result (or what it threw) for the model caller.
   async execute(k, name, input, options) {
+    const tool = await this._tool(k, name);
+    if (tool.problem) return { ok: false, error: { text: tool.problem } };
     const sample = this.samples.get(k);
-    const tool = sample?.tools.get(name);
-    if (!tool) return { ok: false, error: { text: `tool ${stringify(name)} is not open for this sample` } };
+    if (!sample) return { ok: false, error: { text: `the sample of tool ${stringify(name)} has ended` } };
     const n = ++this.counter;
     this.onStart(k, n);
     try {
@@ -209,13 +238,16 @@ export class ToolHost {
     } catch {
       // a tool's abort listener threw: nothing of it is wanted any more
     }
-    for (const [bundle, loaded] of sample.instances) {
-      const left = loaded.instance ? loaded.instance.close() : 0;
-      if (left && !this.warned.has(bundle)) {
-        this.warned.add(bundle);
-        const names = Object.keys(this.specs).filter((name) => this.specs[name].module === bundle).sort();
-        this.onWarning(`the tool module of ${names.map((n) => stringify(n)).join(", ")} left ${left} timer(s) running when its sample ended; they were stopped (each sample gets a fresh instance of its tools: nothing outlives it)`);
-      }
+    // (an instance still being made when its sample ends is closed once it is)
+    for (const [bundle, pending] of sample.instances) pending.then((loaded) => this._closeInstance(bundle, loaded));
+  }
+
+  _closeInstance(bundle, loaded) {
+    const left = loaded.instance ? loaded.instance.close() : 0;
+    if (left && !this.warned.has(bundle)) {
+      this.warned.add(bundle);
+      const names = Object.keys(this.specs).filter((name) => this.specs[name].module === bundle).sort();
+      this.onWarning(`the tool module of ${names.map((n) => stringify(n)).join(", ")} left ${left} timer(s) running when its sample ended; they were stopped (each sample gets a fresh instance of its tools: nothing outlives it)`);
     }
   }
 }
