@@ -49,6 +49,7 @@ process.stdin.on("data", (chunk) => {
 """
 
 DRIVER = r"""
+import { readFileSync } from "node:fs";
 import { ToolClient } from "%s";
 const [toFd, fromFd] = process.argv.slice(1).map(Number);
 const names = ["flood", "noise", "liar", "honest"];
@@ -70,7 +71,10 @@ for (const name of names) {
     results[name] = { error: String(err) };
   }
 }
-console.log(JSON.stringify(results));
+// The peak RSS of this process's own memory since it started (VmHWM; the
+// rusage of a child also counts its parent's pages at the fork).
+const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "latin1"));
+console.log(JSON.stringify({ results, peakKiB: Number(hwm[1]) }));
 process.exit(0);
 """
 
@@ -94,12 +98,12 @@ def test_a_hostile_executor_cannot_make_the_model_caller_buffer_a_huge_line(tmp_
         os.close(fd)
     assert driver.stdout is not None
     out = driver.stdout.read()
-    _, status, usage = os.wait4(driver.pid, 0)
-    driver.returncode = os.waitstatus_to_exitcode(status)
+    driver.wait()
     hostile.kill()
     hostile.wait()
     assert driver.returncode == 0
-    results = json.loads(out)
+    reported = json.loads(out)
+    results = reported["results"]
     # 300 MiB for the call's id: refused unread, the call fails with a sentence saying so
     assert "was not read" in results["flood"]["error"], results
     # 300 MiB naming no request: skipped; the answer after it arrives
@@ -111,5 +115,5 @@ def test_a_hostile_executor_cannot_make_the_model_caller_buffer_a_huge_line(tmp_
     # cut by the executor and within the limit: kept as sent
     assert results["honest"] == {"output": f"{len('z' * 900 + ' [cut]')} chars", "repairs": ["tool-result-truncated"]}
     # two lines of 300 MiB went by; the model caller never held one (which would take
-    # twice that at least: its bytes and its text). Linux: KiB
-    assert usage.ru_maxrss < 300 * 1024, usage.ru_maxrss
+    # twice that at least: its bytes and its text)
+    assert reported["peakKiB"] < 300 * 1024, reported["peakKiB"]
