@@ -58,17 +58,18 @@ class OutputReader:
     def streamed(self) -> bool:
         return bool(self.response and "stream" in self.response)
 
+    def _trailed_count(self) -> int | None:
+        """The case count of a streamed response whose trailer has arrived, else None."""
+        response = self.response
+        if response is None or "stream" not in response or self.trailer is None:
+            return None
+        return response["count"]
+
     @property
     def holding(self) -> bool:
         """The run has reported its digest and waits for the caller's decision."""
-        response = self.response
-        return (
-            response is not None
-            and "stream" in response
-            and self.trailer is not None
-            and not self.decided
-            and response["count"] > 0
-        )
+        count = self._trailed_count()
+        return count is not None and not self.decided and count > 0
 
     def ask_for_lines(self) -> None:
         """The caller asked a holding run for its lines: they (kept raw) and a second trailer follow."""
@@ -84,15 +85,8 @@ class OutputReader:
     @property
     def complete(self) -> bool:
         """A streamed response has ended with its trailer and the caller's decision."""
-        response = self.response
-        return (
-            response is not None
-            and "stream" in response
-            and self.trailer is not None
-            and not self.expected
-            and not self.malformed
-            and (self.decided or response["count"] == 0)
-        )
+        count = self._trailed_count()
+        return count is not None and not self.expected and not self.malformed and (self.decided or count == 0)
 
     def feed(self, line: bytes) -> bool:
         """Take the next line; True when it was a case line (more lines or a

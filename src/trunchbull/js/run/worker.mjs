@@ -40,6 +40,7 @@ import { createModel } from "./models.mjs";
 import { SAMPLE_HEADER, retryingFetch } from "./fetch.mjs";
 import { httpFetch } from "./http.mjs";
 import { limitedModel, recordLine, shallow } from "./limits.mjs";
+import { LineReader } from "./lines.mjs";
 import { ToolClient, ToolLoadError } from "./tool_client.mjs";
 import { plainStringifySafe, toJsonData } from "../shared/json_walk.mjs";
 import { errorText } from "../shared/intrinsics.mjs";
@@ -174,21 +175,16 @@ function stepParts(step, index, calls, results, repairs) {
   }
 }
 
-// stdin split into lines by hand: a readline async iterator costs a promise
-// and a turn per line, and the samples come in batches.
-let pendingText = "";
+// stdin split into lines by hand (lines.mjs; from the run: no bound): a
+// readline async iterator costs a promise and a turn per line, and the
+// samples come in batches.
 let onLine = null; // set once the worker is ready; until then lines wait
 const waiting = [];
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk) => {
-  const parts = (pendingText + chunk).split("\n");
-  pendingText = parts.pop();
-  for (const line of parts) {
-    if (!line) continue;
-    if (onLine) onLine(line);
-    else waiting.push(line);
-  }
+const stdinLines = new LineReader(Infinity, (line) => {
+  if (onLine) onLine(line);
+  else waiting.push(line);
 });
+process.stdin.on("data", (chunk) => stdinLines.push(chunk));
 // End of input: the run has every record it asked for, or is gone. Either
 // way nothing here is wanted any more.
 process.stdin.on("end", () => {
