@@ -34,22 +34,23 @@ from pants.util.frozendict import FrozenDict
 from pants.util.logging import LogLevel
 
 from trunchbull_pants.npm import ca_env
+from trunchbull_pants.pex_cache import PexCacheRepaired, PexCacheRepairRequest
 from trunchbull_pants.subsystems import TrunchbullSubsystem
 from trunchbull_pants.toolchain import TOOLCHAIN_DIR, NodeToolchain, ToolchainRequest
 
 CORE_DIR = "__trunchbull_core"
 
 # Flags of the pex CLI for the core's PEX (measured on a cold machine, docs/pants.md):
-# * `--no-compress`: the packed layout's dependency zips are stored, not deflated. Deflating the
-#   ~180 MB of installed polars took ~10 s of one core, about a third of the PEX's build; the PEX
-#   is a cache entry (local store, remote cache), never shipped, and stored zips are also faster
-#   to turn into the venv that every step runs from.
 # * `--pip-version vendored` (unless `[python].pip_version` is set): Pants' default pip, 23.1.2,
 #   is not inside the pex CLI; on a cold machine pex first downloads and installs it (~5 s) before
 #   resolving anything. The lockfile pins every distribution by hash (`--no-deps`), so the pip
 #   that downloads them chooses nothing; pex 2.1.137's vendored pip runs on every interpreter that
 #   pex itself runs on (3.11 here; it fails on 3.12+ regardless of the pip).
-PEX_ARGS = ("--no-compress",)
+# * Not `--no-compress`, although storing polars' zip instead of deflating it saves ~10 s of a
+#   cold build: pex 2.1.137 caches an uncompressed wheel zip inside the directory of the
+#   compressed one, which then blocks every compressed PEX holding the same wheel (mypy's,
+#   pytest's, a user's `pex_binary`) on that machine. pex_cache.py repairs what an earlier build
+#   with the flag left.
 VENDORED_PIP_ARGS = ("--pip-version", "vendored")
 # Written by a step run with `errors_are_results` when the benchmark has errors (its exit code 1).
 ERRORS_MARKER = "__tb_benchmark_has_errors"
@@ -129,7 +130,7 @@ class CoreProcess:
 
 def _pex_args(python_setup: PythonSetup) -> tuple[str, ...]:
     pip = VENDORED_PIP_ARGS if python_setup.options.is_default("pip_version") else ()
-    return (*PEX_ARGS, *pip)
+    return pip
 
 
 async def _core_from_source(address: str, subsystem: TrunchbullSubsystem, python_setup: PythonSetup) -> TrunchbullCore:
@@ -159,6 +160,7 @@ async def _core_from_source(address: str, subsystem: TrunchbullSubsystem, python
 
 @rule(desc="Build the Trunchbull core PEX", level=LogLevel.DEBUG)
 async def build_core(_: CoreRequest, subsystem: TrunchbullSubsystem, python_setup: PythonSetup) -> TrunchbullCore:
+    await Get(PexCacheRepaired, PexCacheRepairRequest())  # before pex reads its zip cache
     if subsystem.core:
         return await _core_from_source(subsystem.core, subsystem, python_setup)
     # The core's own interpreter constraints (Python 3.11+), unless it comes from a resolve and

@@ -15,6 +15,7 @@ from trunchbull_pants import (
     failures,
     generate,
     npm,
+    pex_cache,
     steps,
     toolchain,
 )
@@ -34,6 +35,7 @@ def rules():
         *npm.rules(),
         *toolchain.rules(),
         *core.rules(),
+        *pex_cache.rules(),
         *generate.rules(),
         *dependency_inference.rules(),
         *benchmark_deps.rules(),
