@@ -70,3 +70,22 @@ def bench(tmp_path):
 
 def read_cases(release: Path) -> list[dict]:
     return [orjson.loads(line) for line in (release / "cases.jsonl").read_bytes().splitlines()]
+
+
+PANTS_TESTS = REPO / "tests" / "pants"
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Under pytest-xdist (./run-tests runs two workers, `--dist loadgroup`): the tests that run the
+    real ./pants are one group, run by one worker in order (they share a Pants install, a wheelhouse
+    and module-scoped build roots, and one pantsd at a time is what a machine of two cores can
+    take), and they are collected first, so the longest group starts at once while the other
+    worker takes every other test."""
+    pants, rest = [], []
+    for item in items:
+        if item.path.is_relative_to(PANTS_TESTS) and item.path.name.startswith("test_"):
+            item.add_marker(pytest.mark.xdist_group("pants"))
+            pants.append(item)
+        else:
+            rest.append(item)
+    items[:] = pants + rest
