@@ -49,10 +49,11 @@ class CappedOutput:
             self.head += data[:room]
             data = data[room:]
         if len(data) >= self.tail_bytes:
-            self.tail[:] = data[-self.tail_bytes :]
+            self.tail[:] = data[len(data) - self.tail_bytes :]
         elif data:
             self.tail += data
-            del self.tail[: len(self.tail) - self.tail_bytes]
+            if len(self.tail) > self.tail_bytes:
+                del self.tail[: len(self.tail) - self.tail_bytes]
 
     def drop_ending(self, ending: bytes) -> None:
         """Forget `ending` when the stream ends with it (a line a wrapper process added)."""
@@ -86,8 +87,8 @@ class CappedOutput:
         first = _until_line_end(kept[:head_bytes])
         last = _from_line_start(kept[-tail_bytes:])
         hidden = self.total - len(first) - len(last)
-        first_text = _shown(first) + ("" if first.endswith(b"\n") else "…")
-        last_text = ("" if kept[-len(last) - 1 : -len(last)] == b"\n" else "…") + _shown(last)
+        first_text = _shown(first) if first.endswith(b"\n") else _shown(first) + "…"
+        last_text = _shown(last) if kept[-len(last) - 1 : -len(last)] == b"\n" else "…" + _shown(last)
         return f"{first_text}\n[… {hidden:,} bytes not shown …]\n{last_text}"
 
     def described(self) -> str:
@@ -129,7 +130,8 @@ def _from_line_start(data: bytes) -> bytes:
 
 
 def _shown(data: bytes) -> str:
-    return data.rstrip(b"\n").decode(errors="replace").translate(_ESCAPED)
+    """`data` as text, without its final line break."""
+    return data.removesuffix(b"\n").decode(errors="replace").translate(_ESCAPED)
 
 
 class OutputPipe:
