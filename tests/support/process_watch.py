@@ -23,7 +23,7 @@ PERIOD_S = 0.005
 @dataclass
 class Seen:
     pid: int
-    cmdline: str = ""
+    cmdline: str = ""  # the last seen
     peak_kib: int = 0
     outputs: set[str] = field(default_factory=set)  # what fd 1 and 2 are: "pipe", "file", "tty", "null", …
     largest_output_file: int = 0  # bytes, when fd 1 or 2 is a regular file
@@ -96,8 +96,9 @@ class ProcessWatch:
     def _look(self, pid: int) -> None:
         seen = self.seen.setdefault(pid, Seen(pid))
         try:
-            if not seen.cmdline:
-                seen.cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            # (read each time: a process may exec another program, as `unshare` and `setsid` do)
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            seen.cmdline = cmdline or seen.cmdline
             match = re.search(r"VmHWM:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())
             if match:
                 seen.peak_kib = max(seen.peak_kib, int(match.group(1)))

@@ -21,8 +21,8 @@ from trunchbull.common import lifetime
 
 HEAD_BYTES = 16 * 1024  # kept from the start of a stream: the first error, which often causes the rest
 TAIL_BYTES = 48 * 1024  # kept from its end: Node's fatal error, V8's out-of-memory report, the last lines
-SHOWN_HEAD_BYTES = 1024  # of those, shown in a message
-SHOWN_TAIL_BYTES = 2048
+SHOWN_HEAD_BYTES, SHOWN_HEAD_LINES = 1024, 10  # of those, shown in a message
+SHOWN_TAIL_BYTES, SHOWN_TAIL_LINES = 2048, 20
 READ_CHUNK = 1 << 20
 _F_GETPIPE_SZ = 1032  # Linux
 _PIPE_SIZE = 1 << 16  # a pipe's capacity where it cannot be asked
@@ -76,17 +76,25 @@ class CappedOutput:
         middle = f"\n[… {self.cut:,} bytes cut …]\n" if self.cut else ""
         return self.head.decode(errors="replace") + middle + self.tail.decode(errors="replace")
 
-    def excerpt(self, head_bytes: int = SHOWN_HEAD_BYTES, tail_bytes: int = SHOWN_TAIL_BYTES) -> str:
-        """At most `head_bytes` from the start and `tail_bytes` from the end,
-        and how many bytes between them are not shown; "" for no output.
-        Each part ends (starts) at a line end when that drops little of it,
-        else with "…" mid-line; control characters are escaped."""
+    def excerpt(
+        self,
+        head: tuple[int, int] = (SHOWN_HEAD_BYTES, SHOWN_HEAD_LINES),
+        tail: tuple[int, int] = (SHOWN_TAIL_BYTES, SHOWN_TAIL_LINES),
+    ) -> str:
+        """At most `head` (bytes, lines) from the start and `tail` from the
+        end, and how many bytes between them are not shown; "" for no output.
+        A part ends (starts) at a line end where that drops little of it, else
+        with "…" mid-line; control characters are escaped."""
         kept = bytes(self.head + self.tail)  # contiguous unless bytes were cut, and then the tail is full
-        if not self.cut and self.total <= head_bytes + tail_bytes:
-            return _shown(kept)
-        first = _until_line_end(kept[:head_bytes])
-        last = _from_line_start(kept[-tail_bytes:])
+        first = _first_lines(_until_line_end(kept[: head[0]]), head[1])
+        start = max(len(first), len(kept) - tail[0])
+        last = kept[start:]
+        if start > len(first):  # (right after the first part, no line was cut)
+            last = _from_line_start(last)
+        last = _last_lines(last, tail[1])
         hidden = self.total - len(first) - len(last)
+        if not hidden:
+            return _shown(kept)
         first_text = _shown(first) if first.endswith(b"\n") else _shown(first) + "…"
         last_text = _shown(last) if kept[-len(last) - 1 : -len(last)] == b"\n" else "…" + _shown(last)
         return f"{first_text}\n[… {hidden:,} bytes not shown …]\n{last_text}"
@@ -127,6 +135,25 @@ def _from_line_start(data: bytes) -> bytes:
     """`data` from after its first newline, unless that drops more than a quarter of it."""
     start = data.find(b"\n", 0, len(data) - 1)  # (a final newline starts no line)
     return data[start + 1 :] if 0 <= start < len(data) // 4 else data
+
+
+def _first_lines(data: bytes, count: int) -> bytes:
+    end = -1
+    for _ in range(count):
+        end = data.find(b"\n", end + 1)
+        if end < 0:
+            return data
+    return data[: end + 1]
+
+
+def _last_lines(data: bytes, count: int) -> bytes:
+    body = data.removesuffix(b"\n")
+    start = len(body)
+    for _ in range(count):
+        start = body.rfind(b"\n", 0, start)
+        if start < 0:
+            return data
+    return data[start + 1 :]
 
 
 def _shown(data: bytes) -> str:
