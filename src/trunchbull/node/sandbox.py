@@ -260,8 +260,10 @@ def stream_sandboxed(
     When `on_line` returns True the response is complete: the process is
     killed and reaped in the background, since tearing down a large Node heap
     takes tens of milliseconds nobody needs to wait for (stderr is then not
-    collected). Its stderr is kept within a cap (bounded_output.py). `on_spawn` gets a handle on the process (its deadline; with
-    `stdin_pipe`, its stdin to answer it); otherwise stdin is empty."""
+    collected). Its stderr is kept within a cap (bounded_output.py) and drained
+    as fast as it is written. `on_spawn` gets a handle on the process (its
+    deadline; with `stdin_pipe`, its stdin to answer it); otherwise stdin is
+    empty."""
     cmd = sandboxed_command(tc, script, args, read_paths, memory_mb)
     err_pipe = OutputPipe()
     try:
