@@ -12,13 +12,15 @@ import orjson
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import Diagnostic
 from trunchbull.common.paths import rel_posix
+from trunchbull.common.settings import positive_number
 from trunchbull.common.userfiles import NOT_REGULAR_CODE, printable
 from trunchbull.node.protocol import INSPECTION, ProtocolError
 from trunchbull.node.replies import inspection_ok
 from trunchbull.node.sandbox import NodeHelper, stream_sandboxed
 from trunchbull.node.toolchain import JS_DIR, Toolchain
 
-INSPECT_DEADLINE_S = 60.0
+INSPECT_DEADLINE_S = 60.0  # importing one module; the environment may change it:
+INSPECT_DEADLINE_ENV = "TRUNCHBULL_INSPECT_DEADLINE"
 BUNDLE_DEADLINE_S = 120.0  # esbuild takes well under a second; longer, it is blocked on something
 
 
@@ -171,13 +173,16 @@ def inspect_modules(
     *,
     tc: Toolchain,
     read_paths: list[Path],
-    deadline_s: float = INSPECT_DEADLINE_S,
+    deadline_s: float | None = None,
     on_inspected: Callable[[ModuleReport], None] | None = None,
 ) -> None:
     """Import every bundled module in a sandboxed Node process and attach what
     it exports; `on_inspected` gets each report as soon as Node reports it (the
     caller expands evals while Node inspects the rest). A module that hangs or
-    kills the process is reported alone; the rest go to a fresh process."""
+    kills the process is reported alone; the rest go to a fresh process.
+    `deadline_s`: by default INSPECT_DEADLINE_S, or TRUNCHBULL_INSPECT_DEADLINE."""
+    if deadline_s is None:
+        deadline_s = float(positive_number(INSPECT_DEADLINE_ENV, INSPECT_DEADLINE_S, float))
     pending = [r for r in reports if r.bundle_file is not None]
     while pending:
         done = _inspect_batch(pending, tc=tc, read_paths=read_paths, deadline_s=deadline_s, on_inspected=on_inspected)
@@ -243,21 +248,23 @@ def _inspect_batch(
     if polluted:
         return received
     stuck = batch[received]
+    output = result.stderr.text()
     if garbled or result.overlong:
         message = "the module's inspection could not be read: something other than the inspection was written to its reply channel"
         hint = "module top-level code must not write to file descriptor 1 directly (console output is fine)"
     elif result.timed_out:
-        message = f"importing the module did not finish within {deadline_s:g} s"
-        hint = "module top-level code must not loop or wait forever"
-    elif "ERR_ACCESS_DENIED" in result.stderr:
-        message = "importing the module tried an operation the sandbox forbids: " + _last_error_line(result.stderr)
+        message = f"importing the module did not finish within {deadline_s:g} s (limit: {INSPECT_DEADLINE_ENV})"
+        hint = f"module top-level code must not loop or wait forever; if it is just slow, raise the deadline with {INSPECT_DEADLINE_ENV}=SECONDS"
+    elif "ERR_ACCESS_DENIED" in output:
+        message = "importing the module tried an operation the sandbox forbids: " + _last_error_line(output)
         hint = "module code may not write files, start processes or read outside the benchmark"
-    elif result.returncode == 13 or "unsettled top-level await" in result.stderr.lower():
+    elif result.returncode == 13 or "unsettled top-level await" in output.lower():
         message = "the module's top-level await never settled"
         hint = "do not await a promise that never resolves at module level"
     else:
-        message = f"importing the module crashed Node (exit {result.returncode}): {_last_error_line(result.stderr)}"
+        message = f"importing the module crashed Node (exit {result.returncode}): {_last_error_line(output)}"
         hint = "see the error; module top-level code must run without side effects"
+    message += result.stderr.described()
     stuck.diagnostics.append(Diagnostic("module-import", message, file=stuck.path, hint=hint))
     return received + 1
 

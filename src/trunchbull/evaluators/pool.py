@@ -194,9 +194,9 @@ class EvaluatorPool:
         elif event.ended and slot.pending:
             worker = self._pool.current(event.index)
             assert worker is not None  # it sent the event
-            how, tail = worker.exit_description(), worker.log_tail()
+            how, tail = worker.exit_description(), worker.log_excerpt()
             fail_current(
                 event.index,
-                f"the evaluator worker crashed: the process {how}" + (f"; its last output:\n{tail}" if tail else ""),
+                f"the evaluator worker crashed: the process {how}" + (f"; its output:\n{tail}" if tail else ""),
                 {"exitCode": worker.proc.returncode, "stderr": tail or None},
             )

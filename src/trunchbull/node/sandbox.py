@@ -17,6 +17,7 @@ import orjson
 
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError
+from trunchbull.node.bounded_output import CappedOutput, OutputPipe, read_capped
 from trunchbull.node.protocol import HELPER, Channel, ProtocolError, read_lines
 from trunchbull.node.toolchain import JS_DIR, Toolchain, start_helper
 
@@ -68,8 +69,8 @@ class NodeHelper:
         if expired.is_set():
             raise HelperTimeout(f"the Node helper did not answer within {timeout:g} s")
         if not line:
-            err = self._proc.stderr.read().decode(errors="replace") if self._proc.stderr else ""
-            raise UsageError(f"the Node helper stopped unexpectedly: {err.strip()[-2000:]}")
+            err = read_capped(self._proc.stderr).excerpt() if self._proc.stderr else ""
+            raise UsageError(f"the Node helper stopped unexpectedly: {err.strip()}")
         try:
             response = HELPER.single(line)
         except ProtocolError as err:
@@ -96,24 +97,11 @@ class NodeHelper:
         self.close()
 
 
-def log_tail(log, limit: int = 1500, lines: int = 12) -> str:
-    """The last non-blank lines of a worker's log file (an open binary file),
-    for a message about why it stopped."""
-    try:
-        log.seek(0, os.SEEK_END)
-        size = log.tell()
-        log.seek(max(0, size - limit))
-        text = log.read().decode(errors="replace").strip()
-    except (OSError, ValueError):
-        return ""
-    return "\n".join([line for line in text.splitlines() if line.strip()][-lines:])
-
-
 @dataclass
 class SandboxResult:
     returncode: int | None  # None: killed at the deadline, or stopped once its response was complete
     stdout: bytes
-    stderr: str
+    stderr: CappedOutput  # (user code's stdout goes there too)
     timed_out: bool
     complete: bool = False  # the caller had the whole response and stopped the process without waiting for its exit
     overlong: bool = False  # a line longer than its channel allows: the process was stopped there
@@ -142,6 +130,9 @@ _limitation_said = False
 # process group even across PID namespaces (the CLI's, for a run's workers).
 FULL_ISOLATION = ["-n", "-p", "-f", "--mount-proc", "--kill-child=SIGKILL"]
 NETWORK_ONLY = ["-n"]
+# What `unshare` of util-linux up to 2.38 prints when the process it waits
+# for is killed with SIGKILL (lifetime.stop): not the process's output.
+UNSHARE_KILLED_LINE = b"unshare: sigprocmask unblock failed: Invalid argument\n"
 LIMITATION = (
     "trunchbull: note: user code (tools, evaluators, transformers) runs without {missing} of its own here "
     "(it needs root and a working `unshare` on Linux): {consequence}; see docs/running.md, \"Isolation\""
@@ -269,21 +260,27 @@ def stream_sandboxed(
     When `on_line` returns True the response is complete: the process is
     killed and reaped in the background, since tearing down a large Node heap
     takes tens of milliseconds nobody needs to wait for (stderr is then not
-    collected). `on_spawn` gets a handle on the process (its deadline; with
-    `stdin_pipe`, its stdin to answer it); otherwise stdin is empty."""
+    collected). Its stderr is kept within a cap (bounded_output.py) and drained
+    as fast as it is written. `on_spawn` gets a handle on the process (its
+    deadline; with `stdin_pipe`, its stdin to answer it); otherwise stdin is
+    empty."""
     cmd = sandboxed_command(tc, script, args, read_paths, memory_mb)
-    proc = spawn_sandboxed(
-        cmd,
-        stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env if env is not None else tc.base_env(),
-        cwd=cwd,
-        umask=umask,
-        bufsize=STREAM_BUFFER,
-    )
-    out_pipe, err_pipe = proc.stdout, proc.stderr
-    assert out_pipe is not None and err_pipe is not None  # both piped
+    err_pipe = OutputPipe()
+    try:
+        proc = spawn_sandboxed(
+            cmd,
+            stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=err_pipe.write_fd,
+            env=env if env is not None else tc.base_env(),
+            cwd=cwd,
+            umask=umask,
+            bufsize=STREAM_BUFFER,
+        )
+    finally:
+        err_pipe.close_writer()
+    out_pipe = proc.stdout
+    assert out_pipe is not None  # piped
     if fcntl is not None:
         try:
             fcntl.fcntl(out_pipe.fileno(), _F_SETPIPE_SZ, STREAM_BUFFER)
@@ -295,9 +292,6 @@ def stream_sandboxed(
         timed_out.set()
         lifetime.stop(proc)
 
-    stderr_chunks: list[bytes] = []
-    drain = threading.Thread(target=lambda: stderr_chunks.append(err_pipe.read()), daemon=True)
-    drain.start()
     running = Running(proc, timeout, expire)
     running.start_deadline()
     if on_spawn:
@@ -327,11 +321,11 @@ def stream_sandboxed(
                 lifetime.reap_in_background(proc)
             else:
                 proc.wait()
-        if not complete:
-            drain.join()
     if complete:
-        return SandboxResult(None, b"", "", False, complete=True)
-    stderr = b"".join(stderr_chunks).decode(errors="replace")
+        return SandboxResult(None, b"", CappedOutput(), False, complete=True)
+    stderr = err_pipe.wait()
+    if timed_out.is_set() or overlong:
+        stderr.drop_ending(UNSHARE_KILLED_LINE)
     return SandboxResult(
         None if timed_out.is_set() else proc.returncode, b"", stderr, timed_out.is_set(), overlong=overlong
     )

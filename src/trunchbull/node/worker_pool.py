@@ -3,7 +3,8 @@ evaluators (evaluators/pool.py) and a run's workers (run/workers.py).
 
 A worker reads requests on its stdin and sends messages (node/protocol.py)
 on a private pipe whose descriptor number is in its argv; its stdout and
-stderr go to a log file, whose tail says why it stopped. The pool owns the
+stderr go to its log, an OutputPipe (bounded_output.py: the head and the
+tail kept, in memory), whose excerpt says why it stopped. The pool owns the
 processes: it starts them (each slot when first needed), writes what is
 queued for each without blocking, reads what each sends with one `select`
 over all of them, and kills and replaces one. What a message means, which
@@ -16,14 +17,14 @@ from __future__ import annotations
 import os
 import select
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Callable
+from typing import Callable
 
 from trunchbull.common import lifetime
+from trunchbull.node.bounded_output import OutputPipe
 from trunchbull.node.protocol import Channel, LineBuffer, ProtocolError
-from trunchbull.node.sandbox import log_tail, spawn_sandboxed
+from trunchbull.node.sandbox import spawn_sandboxed
 
 READ_CHUNK = 1 << 20
 
@@ -41,7 +42,7 @@ class WorkerProcess:
     proc: subprocess.Popen
     in_fd: int  # its stdin, non-blocking
     out_fd: int  # the read end of its message pipe
-    log: IO[bytes]  # its stdout and stderr
+    log: OutputPipe  # its stdout and stderr (and its companions')
     inbox: LineBuffer
     outbox: bytearray = field(default_factory=bytearray)
     companions: tuple[subprocess.Popen, ...] = ()  # started for it (a run's tool executor), stopped with it
@@ -74,10 +75,6 @@ class WorkerProcess:
     def close_fds(self) -> None:
         self._close_fd("in_fd")
         self._close_fd("out_fd")
-        try:
-            self.log.close()
-        except OSError:
-            pass
 
     def _close_fd(self, name: str) -> None:
         fd = getattr(self, name)
@@ -93,8 +90,10 @@ class WorkerProcess:
         code = self.proc.wait()
         return f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
 
-    def log_tail(self) -> str:
-        return log_tail(self.log)
+    def log_excerpt(self) -> str:
+        """The head and tail of what it (and its companions) printed so far,
+        with how much is not shown; "" when they printed nothing."""
+        return self.log.snapshot().excerpt()
 
 
 def start_worker(
@@ -106,23 +105,24 @@ def start_worker(
     sandboxed: bool,
     own_group: bool = True,
     pass_fds: tuple[int, ...] = (),
-    log: IO[bytes] | None = None,
+    log: OutputPipe | None = None,
     companions: tuple[subprocess.Popen, ...] = (),
 ) -> WorkerProcess:
     """Start a worker: `cmd_for(fd)` is its command given its message pipe's
     descriptor; `sandboxed`: the command is a sandboxed_command (user code);
     `pass_fds`: more descriptors it inherits (closed here once it has them);
+    `log`: the log its companions print to (its write end closed here);
     `companions`: processes already started for it, stopped if it cannot be."""
     read_fd, write_fd = os.pipe()
-    log = log if log is not None else tempfile.TemporaryFile(prefix="trunchbull-worker-")
+    log = log if log is not None else OutputPipe()
     launch = spawn_sandboxed if sandboxed else lifetime.spawn
     try:
         proc = launch(
             cmd_for(write_fd),
             own_group=own_group,
             stdin=subprocess.PIPE,
-            stdout=log,
-            stderr=log,
+            stdout=log.write_fd,
+            stderr=log.write_fd,
             pass_fds=(write_fd, *pass_fds),
             env=env,
             cwd=str(cwd),
@@ -135,6 +135,7 @@ def start_worker(
     finally:
         for fd in (write_fd, *pass_fds):
             os.close(fd)
+        log.close_writer()  # the pipe ends when the worker's and its companions' ends do
     assert proc.stdin is not None
     in_fd = os.dup(proc.stdin.fileno())
     proc.stdin.close()

@@ -26,8 +26,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError
+from trunchbull.node.bounded_output import run_capped
 from trunchbull.node.installer import InstallFailed, install_into, is_installed, with_node_on_path
 from trunchbull.node.sandbox import sandbox_flags
 from trunchbull.node.toolchain import JS_DIR, Toolchain, cache_root
@@ -183,6 +183,6 @@ def _record_last_build(runtime: LocalRuntime) -> None:
 
 
 def _check(tc: Toolchain, cmd: list[str], cwd: Path, what: str) -> None:
-    result = lifetime.run(cmd, cwd=cwd, env=tc.base_env())
-    if result.returncode != 0:
-        raise UsageError(f"--model llamacpp: {what}:\n{(result.stderr or result.stdout).strip()[-3000:]}")
+    code, output = run_capped(cmd, cwd=cwd, env=tc.base_env())
+    if code != 0:
+        raise UsageError(f"--model llamacpp: {what}:\n{output.excerpt()}")

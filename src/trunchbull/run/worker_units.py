@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
+from trunchbull.node.bounded_output import OutputPipe
 from trunchbull.node.protocol import RUN_WORKER
 from trunchbull.node.sandbox import sandbox_flags, sandboxed_command, spawn_sandboxed
 from trunchbull.node.toolchain import JS_DIR, Toolchain
@@ -42,8 +41,12 @@ class UnitPaths:
 
 def spawn_unit(tc: Toolchain, paths: UnitPaths, env: dict[str, str], node_flags: tuple[str, ...]) -> WorkerProcess:
     """Start one unit; `env` is the model caller's (the key included), `node_flags` its extra permissions."""
-    log = tempfile.TemporaryFile(prefix="trunchbull-run-worker-")
-    executor, tool_fds = _spawn_executor(tc, paths, log) if paths.tools is not None else (None, ())
+    log = OutputPipe()  # both processes' stdout and stderr, kept within a cap
+    try:
+        executor, tool_fds = _spawn_executor(tc, paths, log) if paths.tools is not None else (None, ())
+    except BaseException:
+        log.close_writer()
+        raise
     # In the CLI's process group: a run killed as a group (SIGKILL included) takes its workers along.
     return start_worker(
         lambda fd: [
@@ -66,7 +69,7 @@ def spawn_unit(tc: Toolchain, paths: UnitPaths, env: dict[str, str], node_flags:
     )
 
 
-def _spawn_executor(tc: Toolchain, paths: UnitPaths, log: IO[bytes]) -> tuple[subprocess.Popen, tuple[int, int]]:
+def _spawn_executor(tc: Toolchain, paths: UnitPaths, log: OutputPipe) -> tuple[subprocess.Popen, tuple[int, int]]:
     """The tool executor, and the model caller's ends of its two pipes (to it, from it)."""
     assert paths.tools is not None
     to_read, to_write = os.pipe()
@@ -78,8 +81,8 @@ def _spawn_executor(tc: Toolchain, paths: UnitPaths, log: IO[bytes]) -> tuple[su
             ),
             own_group=False,
             stdin=to_read,
-            stdout=log,
-            stderr=log,
+            stdout=log.write_fd,
+            stderr=log.write_fd,
             pass_fds=(from_write,),
             env=tc.base_env(),  # the toolchain's variables only: never the provider's key
             cwd=str(paths.cwd),

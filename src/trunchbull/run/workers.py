@@ -138,10 +138,10 @@ class WorkerPool:
         while not all(w.ready for w in self.workers):
             self._pump(min(1.0, max(0.0, deadline - time.monotonic())), on_record=None)
             if time.monotonic() > deadline:
-                tail = next((t for w in self.workers if not w.ready and (t := w.process.log_tail())), "")
+                tail = next((t for w in self.workers if not w.ready and (t := w.process.log_excerpt())), "")
                 raise UsageError(
                     f"the run's Node workers did not start within {START_TIMEOUT_S} s"
-                    + (f"; the last output of one:\n{tail}" if tail else "")
+                    + (f"; the output of one:\n{tail}" if tail else "")
                 )
 
     def ready_info(self) -> list[dict]:
@@ -300,15 +300,15 @@ class WorkerPool:
             process.kill()
         code = process.proc.wait()
         if not worker.ready:
-            tail = process.log_tail()
+            tail = process.log_excerpt()
             raise UsageError(
                 "a run worker exited before it was ready"
-                + (f"; its last output:\n{tail}" if tail else f" (exit code {code})")
+                + (f"; its output:\n{tail}" if tail else f" (exit code {code})")
             )
         if (executor_code := worker.executor_exit()) is not None:
             code = executor_code  # the tools' process ended first (its model caller follows it)
         how = garbled or (f"was killed by signal {-code}" if code < 0 else f"exited with code {code}")
-        tail = process.log_tail()
+        tail = process.log_excerpt()
         requeue = []
         now = time.monotonic()
         # The samples with a tool call running when the process died are the
@@ -326,7 +326,7 @@ class WorkerPool:
                     _error_record(
                         item.sample,
                         "worker-crash",
-                        message + (f"; its last output:\n{tail}" if tail else ""),
+                        message + (f"; its output:\n{tail}" if tail else ""),
                         now - item.sent,
                         self.earlier_calls.pop(k, 0),
                     ),

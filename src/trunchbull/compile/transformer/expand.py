@@ -27,6 +27,7 @@ from trunchbull.compile.transformer.output import OutputReader, RunOutput
 from trunchbull.compile.transformer.runs import Limits, SourceFile, run_both, run_one
 from trunchbull.compile.transformer.sources import read_sources
 from trunchbull.compile.transformer.spec import check_spec, limits, transformer_module
+from trunchbull.node.bounded_output import CappedOutput
 from trunchbull.node.sandbox import HelperTimeout, NodeHelper, SandboxResult
 from trunchbull.node.toolchain import toolchain
 
@@ -149,7 +150,7 @@ class TransformerRun:
             "returncode": run.returncode,
             "timedOut": run.timed_out,
             "complete": run.complete,
-            "stderr": run.stderr[-20_000:],
+            "stderr": run.stderr.to_json(),
         }, run.stdout
 
     def _from_record(self, record: dict, index: int) -> RunOutput | None:
@@ -157,7 +158,8 @@ class TransformerRun:
         if not record["bundled"]:
             self.compiler.diags.extend(Diagnostic.from_json(d) for d in record["diagnostics"])
             return None
-        sandbox = SandboxResult(record["returncode"], b"", record["stderr"], record["timedOut"], record["complete"])
+        stderr = CappedOutput.from_json(record["stderr"])
+        sandbox = SandboxResult(record["returncode"], b"", stderr, record["timedOut"], record["complete"])
         reader = OutputReader(self._check_streamed if index == 0 else None, keep_lines=True)
         return reader.read_all(record["stdout"], sandbox)
 

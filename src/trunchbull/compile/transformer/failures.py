@@ -10,7 +10,13 @@ from trunchbull.release.manifest import MAX_CASES
 
 
 def run_failure(run: SandboxResult, limits: Limits) -> tuple[str, str, str | None]:
-    """(code, message, hint) for a run that produced no response."""
+    """(code, message, hint) for a run that produced no response; the
+    message ends with the head and tail of what the run printed."""
+    code, message, hint = _why_no_response(run, limits)
+    return code, message + run.stderr.described(), hint
+
+
+def _why_no_response(run: SandboxResult, limits: Limits) -> tuple[str, str, str | None]:
     if run.timed_out:
         return (
             "transformer-deadline",
@@ -18,7 +24,7 @@ def run_failure(run: SandboxResult, limits: Limits) -> tuple[str, str, str | Non
             f"(limit: deadline, {DEADLINE_ENV})",
             f"transform must finish; raise the deadline with {DEADLINE_ENV}=SECONDS if it is just slow",
         )
-    err = run.stderr
+    err = run.stderr.text()
     if "heap out of memory" in err or "Reached heap limit" in err or "Allocation failed" in err:
         return (
             "transformer-memory",

@@ -4,10 +4,8 @@ which the environment may raise."""
 
 from __future__ import annotations
 
-import os
-
-from trunchbull.common.diagnostics import UsageError
 from trunchbull.common.paths import MODULE_SUFFIXES, rel_posix, resolve_inside
+from trunchbull.common.settings import positive_number
 from trunchbull.common.userfiles import display, probe
 from trunchbull.compile.cases.context import EvalContext
 from trunchbull.compile.cases.fields import Where
@@ -20,24 +18,11 @@ DEADLINE_ENV = "TRUNCHBULL_TRANSFORM_DEADLINE"  # seconds per run
 MEMORY_ENV = "TRUNCHBULL_TRANSFORM_MEMORY_MB"  # V8 heap cap per run
 
 
-def _env_number(name: str, default: float, kind: type) -> float:
-    text = os.environ.get(name)
-    if not text:
-        return default
-    try:
-        value = kind(text)
-    except ValueError:
-        raise UsageError(f"{name}={text!r} is not a number") from None
-    if value <= 0:
-        raise UsageError(f"{name} must be positive")
-    return value
-
-
 def limits() -> Limits:
     """Per-run limits, from the environment or the defaults."""
     return Limits(
-        float(_env_number(DEADLINE_ENV, DEFAULT_DEADLINE_S, float)),
-        int(_env_number(MEMORY_ENV, DEFAULT_MEMORY_MB, int)),
+        float(positive_number(DEADLINE_ENV, DEFAULT_DEADLINE_S, float)),
+        int(positive_number(MEMORY_ENV, DEFAULT_MEMORY_MB, int)),
     )
 
 

@@ -13,6 +13,7 @@ import {
   append, encode, errorText, exitProcess, list, writeAll,
 } from "../shared/intrinsics.mjs";
 import { toJsonData } from "../shared/json_walk.mjs";
+import { blockOnFullPipes } from "../shared/blocking_output.mjs";
 
 const request = JSONParse(readFileSync(process.argv[2], "utf8"));
 // Every URL is made now: URL.prototype.href is a getter user code could replace.
@@ -20,6 +21,7 @@ const modules = request.modules.map((m) => ({ __proto__: null, kind: m.kind, bun
   url: pathToFileURL(m.bundleFile).href }));
 const aiFallbackUrl = pathToFileURL(request.aiFallback).href;
 // Module code may print: its output goes to stderr, our protocol keeps fd 1.
+blockOnFullPipes(process.stderr); // (stdout, the protocol, has a pipe of its own)
 process.stdout.write = process.stderr.write.bind(process.stderr);
 for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
 const aiByUrl = { __proto__: null };

@@ -28,6 +28,7 @@ import {
   ArrayIsArray, JSONParse, JSONStringify, ObjectKeys, RegExpExec, StringToWellFormed, append, errorText, exitProcess,
   list,
 } from "../shared/intrinsics.mjs";
+import { blockOnFullPipes } from "../shared/blocking_output.mjs";
 import { NOT_PLAIN, checkJsonData, elementChecker, plainStringifySafe, toJsonData } from "../shared/json_walk.mjs";
 
 // Everything the response is made with is taken before user code runs,
@@ -127,6 +128,7 @@ syncBuiltinESMExports();
 
 // User output must not corrupt the response channel: console and
 // process.stdout go to stderr.
+blockOnFullPipes(process.stderr); // (stdout, the protocol, has a pipe of its own)
 process.stdout.write = process.stderr.write.bind(process.stderr);
 for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
 

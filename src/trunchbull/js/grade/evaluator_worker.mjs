@@ -1,6 +1,6 @@
 // A persistent custom-evaluator worker (SPEC §4). Started by
 // trunchbull/evaluators/pool.py under Node's permission model, with stdout
-// and stderr sent to a log file. Requests arrive on stdin, one JSON line each:
+// and stderr sent to its log. Requests arrive on stdin, one JSON line each:
 //   { "i": <call id>, "module": "<absolute path of the bundle>",
 //     "input": { output, caseData, toolCalls, normalizedToolCalls, finishReason, usage } }
 // and are evaluated strictly one at a time, in order. Each answer is one JSON
@@ -22,7 +22,9 @@ import {
 } from "../shared/intrinsics.mjs";
 import { toJsonData } from "../shared/json_walk.mjs";
 import { ModuleSource } from "../shared/fresh_module.mjs";
+import { blockOnFullPipes } from "../shared/blocking_output.mjs";
 
+blockOnFullPipes(process.stdout, process.stderr); // (the log: what user code prints)
 const DEADLINE_MS = Number(process.argv[2] || 5000);
 const PROTOCOL_FD = Number(process.argv[3] || 3);
 const uncurry = Function.prototype.call.bind.bind(Function.prototype.call);

@@ -28,6 +28,7 @@ import { pathToFileURL } from "node:url";
 import { LineReader } from "./lines.mjs";
 import { cutToolResult } from "./limits.mjs";
 import { ToolHost, thrownData } from "./tools.mjs";
+import { blockOnFullPipes } from "../shared/blocking_output.mjs";
 
 const OUT_FD = Number(process.argv[2]);
 const stringify = JSON.stringify; // captured before any tool module is imported
@@ -37,6 +38,7 @@ const write = writeSync;
 
 process.on("SIGINT", () => {}); // Ctrl-C reaches the group: the parent stops the run in order
 process.on("SIGTERM", () => {});
+blockOnFullPipes(process.stdout, process.stderr); // (the log it shares with its model caller)
 for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
 // A stray rejection or exception of a tool's leftover work must not end the executor.
 process.on("unhandledRejection", (err) => process.stderr.write(`trunchbull tool executor: unhandled rejection: ${thrownText(err)}\n`));

@@ -9,7 +9,7 @@
 // trunchbull/run/workers.py under Node's permission model (reads only in the
 // scripts and the toolchain; no writes, child processes, workers or addons;
 // network allowed; a local model adds reads of its GGUF file and runtime, and
-// native addons), with stdout and stderr sent to a log file. The protocol is
+// native addons), with stdout and stderr sent to its log. The protocol is
 // on file descriptor argv[2].
 //
 // stdin, one JSON line each: first the run's configuration
@@ -44,6 +44,7 @@ import { LineReader } from "./lines.mjs";
 import { ToolClient, ToolLoadError } from "./tool_client.mjs";
 import { plainStringifySafe, toJsonData } from "../shared/json_walk.mjs";
 import { errorText } from "../shared/intrinsics.mjs";
+import { blockOnFullPipes } from "../shared/blocking_output.mjs";
 
 const PROTOCOL_FD = Number(process.argv[2]);
 const TOOLS_TO_FD = process.argv[3] ? Number(process.argv[3]) : null; // none: the release has no tools
@@ -57,6 +58,7 @@ process.on("SIGINT", () => {});
 process.on("SIGTERM", () => {});
 
 // Anything user code prints goes to the log, never to the protocol.
+blockOnFullPipes(process.stdout, process.stderr); // (the log it shares with its tool executor)
 for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
 
 function writeAll(text) {

@@ -62,11 +62,15 @@ function collectDead() {
 // instance's own (below).
 const TIMERS = new Set(["setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate"]);
 const SKIP = new Set(["global", "globalThis", ...TIMERS]);
+// A fresh context has a console of its own, V8's, which prints nothing (it
+// speaks to an inspector only): the host's is given instead, so what user
+// code prints goes to its process's log.
+const HOST_ANYWAY = new Set(["console"]);
 const hostGlobals = (() => {
   const fresh = new Set(vm.runInNewContext("Object.getOwnPropertyNames(globalThis)"));
   const out = [];
   for (const name of Object.getOwnPropertyNames(globalThis)) {
-    if (fresh.has(name) || SKIP.has(name)) continue;
+    if ((fresh.has(name) && !HOST_ANYWAY.has(name)) || SKIP.has(name)) continue;
     try {
       out.push([name, globalThis[name]]);
     } catch {
