@@ -188,7 +188,7 @@ def pex_lock_floors(tmp: Path, launcher_cache: Path, wheelhouse: Path) -> list[t
     common = ["--requirement", "trunchbull.lock", "--no-transitive", "--no-pypi", "--index=https://pypi.org/simple/"]
     common += [f"--find-links=file://{wheelhouse}", "--interpreter-constraint", "CPython<3.15,>=3.11"]
     as_plugin = [
-        *("--jobs", "1", "--pip-version", "vendored", "--no-compress", "--layout", "packed"),
+        *("--jobs", "1", "--pip-version", "vendored", "--layout", "packed"),
         *("--venv", "--seed", "verbose", "--venv-site-packages-copies", "--sources-directory=source_files"),
         *("--manylinux", "manylinux2014", "--resolver-version", "pip-2020-resolver"),
         *("--entry-point", "trunchbull.compile.steps"),
