@@ -37,8 +37,9 @@ def root_prefix(root_arg: Path) -> str:
 _kept_until_exit: list = []
 
 
-def compile_root(root: Path, as_json: bool) -> tuple[int, CompileOutcome]:
-    """Compile a benchmark root; (exit code, outcome), diagnostics printed."""
+def compile_root(root: Path, as_json: bool, *, types: bool = False) -> tuple[int, CompileOutcome]:
+    """Compile a benchmark root; (exit code, outcome), diagnostics printed.
+    `types`: also type-check its TypeScript modules (typecheck.py)."""
     from trunchbull.node.sandbox import NodeHelper
     from trunchbull.node.toolchain import take_early_helper, toolchain
 
@@ -52,6 +53,15 @@ def compile_root(root: Path, as_json: bool) -> tuple[int, CompileOutcome]:
 
             status = Status(enabled=None if not as_json else False)
             outcome = compile_benchmark(root, progress=status, helper=helper)
+            if types:
+                from trunchbull.compile.typecheck import check_types
+
+                status("checking types")
+                outcome.diagnostics.extend(
+                    check_types(
+                        outcome.root, outcome.modules, outcome.diagnostics.errors, toolchain(), outcome.install_dir
+                    )
+                )
     finally:
         gc.freeze()  # what the compile built lives to the end: later collections need not rescan it
         gc.enable()
