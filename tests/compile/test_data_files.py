@@ -276,9 +276,10 @@ def test_jsonl_crlf_lines(bench):
 
 
 def test_jsonl_invalid_json_names_line_and_column(bench):
-    root = jsonl_bench(bench, '{"id": "a", "prompt": "A"}\n{"id": "b", "prompt": }\n')
+    bad = '{"id": "b", "prompt": }'
+    root = jsonl_bench(bench, '{"id": "a", "prompt": "A"}\n' + bad + "\n")
     diag = expect_error(root, "jsonl-syntax", "evals/qa.jsonl", line=2)
-    assert diag["col"] is not None
+    assert diag["col"] == bad.index("}") + 1  # the character where a value was expected
 
 
 def test_jsonl_line_must_be_a_case_object(bench):
