@@ -20,6 +20,8 @@ from trunchbull.compile.cases.fields import CASE_KEYS
 from trunchbull.compile.config import CONFIG_KEYS
 from trunchbull.compile.evals import EVAL_KEYS
 from trunchbull.compile.evaluator_types import interface_name
+from trunchbull.compile.scaffold import files as scaffold_files
+from trunchbull.node.toolchain import toolchain
 from trunchbull.evaluators.registry import kinds
 
 COMMITTED = REPO / "docs" / FILE_NAME
@@ -146,6 +148,18 @@ def _annotate(path: Path, type_name: str, imported: str) -> None:
     )
 
 
+def _annotated_copy(example: str, dest: Path) -> Path:
+    """A copy of examples/<example> whose modules say `satisfies` their type."""
+    shutil.copytree(EXAMPLES / example, dest, ignore=shutil.ignore_patterns("dist", "node_modules"))
+    config = dest / "benchmark.config.ts"
+    if config.exists():  # examples/data's config says `satisfies Record<string, unknown>`
+        config.write_text(config.read_text().replace(" satisfies Record<string, unknown>", ""))
+    for module, (type_name, imported) in ANNOTATIONS[example].items():
+        _annotate(dest / module, type_name, imported)
+    assert dest.joinpath(next(iter(ANNOTATIONS[example]))).read_text().startswith("import type")
+    return dest
+
+
 ANNOTATIONS = {
     "data": {
         "benchmark.config.ts": ("Config", "Config"),
@@ -180,14 +194,8 @@ def test_examples_type_check_as_they_are_and_annotated_with_unchanged_content(tm
     assert result.code == 0, result.stderr
     assert result.stdout.startswith("ok: ")
 
-    annotated = tmp_path / example
-    shutil.copytree(EXAMPLES / example, annotated, ignore=shutil.ignore_patterns("dist", "node_modules"))
+    annotated = _annotated_copy(example, tmp_path / example)
     config = annotated / "benchmark.config.ts"
-    if config.exists():  # examples/data's config says `satisfies Record<string, unknown>`
-        config.write_text(config.read_text().replace(" satisfies Record<string, unknown>", ""))
-    for module, (type_name, imported) in ANNOTATIONS[example].items():
-        _annotate(annotated / module, type_name, imported)
-    assert annotated.joinpath(next(iter(ANNOTATIONS[example]))).read_text().startswith("import type")
     result = run_cli("check", "--types", "--json", annotated)
     assert result.code == 0, result.stdout + result.stderr
     assert [d for d in result.diagnostics if d["severity"] == "error"] == []
@@ -200,6 +208,28 @@ def test_examples_type_check_as_they_are_and_annotated_with_unchanged_content(tm
     changed = {k for k in typed["inputs"] if typed["inputs"][k] != original["inputs"].get(k)}
     assert changed == set(ANNOTATIONS[example]) | ({"benchmark.config.ts"} if config.exists() else set())
     assert read_cases(tmp_path / "typed") == read_cases(tmp_path / "original")
+
+
+def test_an_editor_with_the_files_init_writes_accepts_an_annotated_example(tmp_path):
+    """What an editor runs: TypeScript alone over the benchmark, with the
+    tsconfig.json and trunchbull.d.ts that `init` writes, no Trunchbull between."""
+    root = _annotated_copy("data", tmp_path / "data")
+    for name in ("tsconfig.json", FILE_NAME):
+        (root / name).write_text(scaffold_files(root)[name])
+    tc = toolchain()
+
+    def tsc() -> subprocess.CompletedProcess:
+        command = [str(tc.node), str(tc.root / "node_modules/typescript/bin/tsc"), "-p", ".", "--pretty", "false"]
+        return subprocess.run(command, cwd=root, capture_output=True, text=True)
+
+    clean = tsc()
+    assert (clean.returncode, clean.stdout) == (0, ""), clean.stdout + clean.stderr
+    units = root / "evals/units.ts"
+    units.write_text(units.read_text().replace('kind: "exact"', 'kind: "exakt"'))
+    mistyped = tsc()
+    assert mistyped.returncode != 0
+    assert mistyped.stdout.startswith("evals/units.ts(8,3): error TS2322: "), mistyped.stdout
+    assert "Type '\"exakt\"' is not assignable" in mistyped.stdout and "Did you mean '\"exact\"'?" in mistyped.stdout
 
 
 MISTAKES = """\
@@ -225,12 +255,14 @@ def test_type_errors_are_diagnostics_in_the_usual_format(bench):
     assert result.code == 1
     found = [(d["code"], d["file"], d["line"], d["message"].split(":")[0]) for d in result.diagnostics]
     assert found == [
-        ("type-error", "evals/typed.ts", 3, "TS2322"),
-        ("type-error", "evals/typed.ts", 9, "TS2353"),
-        ("type-error", "evals/typed.ts", 10, "TS2551"),
+        ("type-error", "evals/typed.ts", 3, "TS2322"),  # const n: number = "x"
+        ("type-error", "evals/typed.ts", 8, "TS2322"),  # evaluate returns { pased: true }
+        ("type-error", "evals/typed.ts", 10, "TS2551"),  # caseData.labl
     ], result.diagnostics
     first = result.diagnostics[0]
     assert first["col"] == 7 and "Type 'string' is not assignable to type 'number'" in first["message"]
+    # the deepest line of TypeScript's explanation, after the headline
+    assert "(Type '{ pased: boolean; }' is not assignable to type" in result.diagnostics[1]["message"]
     assert "'labl' does not exist" in result.diagnostics[2]["message"]
     text = run_cli("check", "--types", root)
     assert text.code == 1
