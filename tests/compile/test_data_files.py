@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.compile.helpers import build_ok, case, expect_error
+from tests.compile.helpers import build_fail, build_ok, case, expect_error
 
 CONTAINS = '{ kind: "contains" }'
 
@@ -179,6 +179,13 @@ def test_csv_expected_on_the_eval_level_spec_is_an_error(bench):
 def test_csv_evaluator_kind_must_be_non_empty_exact_or_contains(bench, evaluate):
     root = csv_bench(bench, "id,prompt,expected\nqa.1,A,1\n", evaluate=evaluate)
     expect_error(root, "csv-evaluator", "evals/qa.ts")
+
+
+def test_csv_evaluator_with_a_misspelt_kind_is_one_error(bench):
+    root = csv_bench(bench, "id,prompt,expected\nqa.1,A,1\n", evaluate='{ kind: "contain" }')
+    errors = build_fail(root)
+    assert [d["code"] for d in errors] == ["evaluator-kind"], errors
+    assert errors[0]["hint"].startswith("did you mean 'contains'? kinds: ")
 
 
 def test_csv_custom_function_is_an_error(bench):
