@@ -1,6 +1,10 @@
 """Types for authors: trunchbull.d.ts, generated from the compiler's own
 checks, and `check --types`, which type-checks a benchmark's modules with the
-pinned TypeScript compiler and reports its errors as diagnostics."""
+pinned TypeScript compiler and reports its errors as diagnostics.
+
+The module's tests share one real on-demand install of TypeScript, made by the
+first `check --types` into the module's own cache directory (`typescript`
+below); what an install that fails or races does is in test_typescript_install.py."""
 
 from __future__ import annotations
 
@@ -21,10 +25,56 @@ from trunchbull.compile.config import CONFIG_KEYS
 from trunchbull.compile.evals import EVAL_KEYS
 from trunchbull.compile.evaluator_types import interface_name
 from trunchbull.compile.scaffold import files as scaffold_files
-from trunchbull.node.toolchain import toolchain
+from trunchbull.compile.typescript_compiler import TypeScript, installed_typescript
 from trunchbull.evaluators.registry import kinds
+from trunchbull.node.toolchain import toolchain
 
 COMMITTED = REPO / "docs" / FILE_NAME
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache_dir(tmp_path_factory):
+    """The module's own cache directory (TRUNCHBULL_CACHE_DIR), for the CLI it starts and in-process."""
+    cache = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TRUNCHBULL_CACHE_DIR", str(cache))
+        yield cache
+
+
+@pytest.fixture(scope="module")
+def typescript(cache_dir) -> tuple[TypeScript, str]:
+    """TypeScript as the first `check --types` installs it: (the install, that run's stderr)."""
+    assert installed_typescript() is None
+    first = run_cli("check", "--types", EXAMPLES / "minimal")
+    assert first.code == 0, first.stderr
+    installed = installed_typescript()
+    assert installed is not None
+    return installed, first.stderr
+
+
+def test_the_first_check_types_installs_typescript_into_the_cache_and_later_ones_reuse_it(cache_dir, typescript):
+    installed, first_stderr = typescript
+    assert installed.root.parent == cache_dir / "typescript"
+    assert first_stderr.splitlines()[0] == (
+        f"trunchbull: installing TypeScript 7.0.2 for check --types into {installed.root} (first use; about 35 MB)"
+    )
+    version = subprocess.run([str(toolchain().node), str(installed.tsc), "--version"], capture_output=True, text=True)
+    assert version.stdout.strip() == "Version 7.0.2"
+    assert (installed.type_roots / "node" / "package.json").is_file()  # Node's types
+    assert sorted(p.name for p in installed.root.parent.iterdir()) == [installed.root.name]  # no staging left
+    again = run_cli("check", "--types", EXAMPLES / "minimal")
+    assert (again.code, again.stderr) == (0, ""), again.stderr
+    assert again.stdout.startswith("ok: ")
+
+
+def test_the_core_toolchain_does_not_carry_typescript():
+    """Every checkout installs the core toolchain and every Pants compile step links it in:
+    the compiler and types only `check --types` uses are not in it."""
+    pinned = orjson.loads((REPO / "third_party/npm/package.json").read_bytes())["dependencies"]
+    assert "typescript" not in pinned and "@types/node" not in pinned
+    on_demand = orjson.loads((REPO / "third_party/npm-typescript/package.json").read_bytes())["dependencies"]
+    assert on_demand == {"@types/node": "22.20.7", "typescript": "7.0.2"}
+    assert not (toolchain().root / "node_modules" / "typescript").exists()
 
 
 def test_the_committed_declarations_are_the_generated_ones():
@@ -185,7 +235,7 @@ ANNOTATIONS = {
 
 
 @pytest.mark.parametrize("example", sorted(ANNOTATIONS))
-def test_examples_type_check_as_they_are_and_annotated_with_unchanged_content(tmp_path, example):
+def test_examples_type_check_as_they_are_and_annotated_with_unchanged_content(tmp_path, typescript, example):
     """Each example passes `check --types`; annotated with `import type` and
     `satisfies` it passes too, and builds the same cases and bundles: esbuild
     erases the annotations. (The digest differs: release.json's `inputs`
@@ -210,16 +260,16 @@ def test_examples_type_check_as_they_are_and_annotated_with_unchanged_content(tm
     assert read_cases(tmp_path / "typed") == read_cases(tmp_path / "original")
 
 
-def test_an_editor_with_the_files_init_writes_accepts_an_annotated_example(tmp_path):
+def test_an_editor_with_the_files_init_writes_accepts_an_annotated_example(tmp_path, typescript):
     """What an editor runs: TypeScript alone over the benchmark, with the
     tsconfig.json and trunchbull.d.ts that `init` writes, no Trunchbull between."""
     root = _annotated_copy("data", tmp_path / "data")
     for name in ("tsconfig.json", FILE_NAME):
         (root / name).write_text(scaffold_files(root)[name])
-    tc = toolchain()
+    installed, _ = typescript
 
     def tsc() -> subprocess.CompletedProcess:
-        command = [str(tc.node), str(tc.root / "node_modules/typescript/bin/tsc"), "-p", ".", "--pretty", "false"]
+        command = [str(toolchain().node), str(installed.tsc), "-p", ".", "--pretty", "false"]
         return subprocess.run(command, cwd=root, capture_output=True, text=True)
 
     clean = tsc()
@@ -248,7 +298,7 @@ export default {
 """
 
 
-def test_type_errors_are_diagnostics_in_the_usual_format(bench):
+def test_type_errors_are_diagnostics_in_the_usual_format(bench, typescript):
     root = bench({"evals/typed.ts": MISTAKES})
     assert run_cli("check", root).code == 0  # the compile alone cannot see them
     result = run_cli("check", "--types", "--json", root)
@@ -270,7 +320,7 @@ def test_type_errors_are_diagnostics_in_the_usual_format(bench):
     assert "trunchbull: 3 errors; nothing was written" in text.stderr
 
 
-def test_a_wrong_evaluator_key_is_one_error_with_types_too(bench):
+def test_a_wrong_evaluator_key_is_one_error_with_types_too(bench, typescript):
     """The compile and the types both see `expectd`: it is reported once, by the compile."""
     root = bench(
         {
@@ -285,7 +335,7 @@ def test_a_wrong_evaluator_key_is_one_error_with_types_too(bench):
     assert codes == [("evaluator-missing-expected", 5), ("evaluator-unknown-key", 5)], result.diagnostics
 
 
-def test_a_mistyped_tool_is_a_type_error(bench):
+def test_a_mistyped_tool_is_a_type_error(bench, typescript):
     tools = (
         (SUPPORT / "tools/support.ts")
         .read_text()
@@ -307,13 +357,13 @@ def test_a_mistyped_tool_is_a_type_error(bench):
     assert "Property 'toFixed' does not exist on type 'string'" in result.diagnostics[0]["message"]
 
 
-def test_a_module_that_does_not_parse_has_its_one_error_and_no_type_errors(bench):
+def test_a_module_that_does_not_parse_has_its_one_error_and_no_type_errors(bench, typescript):
     root = bench({"evals/e.ts": 'const n: number = "x"\nexport default {\n  id: "e"\n  prompt: "p",\n}\n'})
     result = run_cli("check", "--types", "--json", root)
     assert [d["code"] for d in result.diagnostics] == ["bundle"], result.diagnostics
 
 
-def test_init_writes_a_typed_benchmark(tmp_path):
+def test_init_writes_a_typed_benchmark(tmp_path, typescript):
     target = tmp_path / "fresh"
     assert run_cli("init", target).code == 0
     assert (target / FILE_NAME).read_text() == declarations()

@@ -2,7 +2,8 @@
 by the pinned TypeScript compiler against the generated declarations
 (authoring_types.py), its errors reported as diagnostics like every other.
 
-The check reads the modules the compile read (the config, the eval and tool
+The compiler is pinned apart from the core toolchain and installed on first
+use (typescript_compiler.py). The check reads the modules the compile read (the config, the eval and tool
 modules, the transformers they name, and what those import) with the
 compiler options `init` writes into tsconfig.json (TSCONFIG below), the
 benchmark's installed dependencies and Node's types; a benchmark's own
@@ -26,6 +27,7 @@ from trunchbull.common.diagnostics import Diagnostic, UsageError
 from trunchbull.common.paths import rel_posix
 from trunchbull.common.userfiles import NOT_REGULAR_CODE, UNREADABLE_CODE
 from trunchbull.compile.authoring_types import FILE_NAME, declarations
+from trunchbull.compile.typescript_compiler import TypeScript
 from trunchbull.node.toolchain import Toolchain
 
 CODE = "type-error"
@@ -72,6 +74,7 @@ def check_types(
     modules: list[str],
     compile_errors: list[Diagnostic],
     tc: Toolchain,
+    ts: TypeScript,
     install_dir: Path | None = None,
 ) -> list[Diagnostic]:
     """Type-check `modules` (root-relative) and return the type errors to show."""
@@ -83,7 +86,7 @@ def check_types(
         options = {
             **TSCONFIG,
             "types": ["node"],
-            "typeRoots": [str(tc.root / "node_modules" / "@types")],
+            "typeRoots": [str(ts.type_roots)],
         }
         if install_dir is not None:  # the benchmark's packages, where the compile installed them
             options["paths"] = {"*": [str(install_dir / "node_modules" / "*")]}
@@ -92,7 +95,7 @@ def check_types(
             "files": [str(scratch / FILE_NAME), *(str(root / m) for m in sources)],
         }
         (scratch / "tsconfig.json").write_bytes(orjson.dumps(config))
-        output = _run_tsc(tc, scratch / "tsconfig.json", root)
+        output = _run_tsc(tc, ts, scratch / "tsconfig.json", root)
     found = parse_output(output, root, scratch)
     return _shown(found, compile_errors)
 
@@ -101,12 +104,11 @@ def _is_source(path: str) -> bool:
     return path.endswith((".ts", ".mts", ".cts", ".js", ".mjs")) and not path.endswith((".d.ts", ".d.mts"))
 
 
-def _run_tsc(tc: Toolchain, config: Path, cwd: Path) -> str:
-    tsc = tc.root / "node_modules" / "typescript" / "bin" / "tsc"
-    if not tsc.is_file():
-        raise UsageError(f"the toolchain in {tc.root} has no TypeScript compiler; reinstall it")
+def _run_tsc(tc: Toolchain, ts: TypeScript, config: Path, cwd: Path) -> str:
+    if not ts.tsc.is_file():
+        raise UsageError(f"the TypeScript install in {ts.root} has no compiler; delete that directory and run again")
     proc = lifetime.spawn(
-        [str(tc.node), str(tsc), "-p", str(config), "--pretty", "false"],
+        [str(tc.node), str(ts.tsc), "-p", str(config), "--pretty", "false"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
