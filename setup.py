@@ -1,6 +1,7 @@
 """`pip install .`: every package under src/ (found, not listed) plus the pinned Node toolchain's
-lockfile as `trunchbull.toolchain` (third_party/npm) and the local model runtime's as
-`trunchbull.npm_llamacpp` (third_party/npm-llamacpp). Metadata is in pyproject.toml."""
+lockfile as `trunchbull.toolchain` (third_party/npm), the local model runtime's as
+`trunchbull.npm_llamacpp` (third_party/npm-llamacpp) and that of `check --types`'s TypeScript as
+`trunchbull.npm_typescript` (third_party/npm-typescript). Metadata is in pyproject.toml."""
 
 from setuptools import find_namespace_packages, setup
 
@@ -11,10 +12,12 @@ setup(
         ),
         "trunchbull.toolchain",
         "trunchbull.npm_llamacpp",
+        "trunchbull.npm_typescript",
     ],
     package_dir={
         "": "src",
         "trunchbull.toolchain": "third_party/npm",
         "trunchbull.npm_llamacpp": "third_party/npm-llamacpp",
+        "trunchbull.npm_typescript": "third_party/npm-typescript",
     },
 )

@@ -4,6 +4,7 @@ only: the work is done by compiler.py, release.py, grading/, run/, report/ and i
 from __future__ import annotations
 
 import argparse
+import shlex
 import signal
 import sys
 import threading
@@ -59,6 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
         "root", nargs="?", default=".", type=Path, help="benchmark root or its benchmark.config file (default: .)"
     )
     check.add_argument("--json", action="store_true", help="print diagnostics as JSON")
+    check.add_argument(
+        "--types",
+        action="store_true",
+        help="also type-check the TypeScript modules against the generated declarations (see `trunchbull types`)",
+    )
 
     inspect = commands.add_parser("inspect", help="summarize a release: evals, cases, tools, evaluator kinds")
     inspect.add_argument("release", type=Path, help="release directory or .tar")
@@ -93,6 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     init = commands.add_parser("init", help="scaffold a benchmark that builds")
     init.add_argument("dir", nargs="?", default=".", type=Path, help="directory to create (default: .)")
+
+    commands.add_parser(
+        "types",
+        help="print the TypeScript declarations of what a benchmark exports (trunchbull.d.ts)",
+        description="Print trunchbull.d.ts: the types of the config, eval modules, cases, tool modules, "
+        "transformers and a custom evaluator's arguments, generated from the compiler's own checks. "
+        "Use them with `import type { Eval } from \"trunchbull\"` and `satisfies Eval`.",
+    )
     return parser
 
 
@@ -152,7 +166,7 @@ def _interrupted() -> int:
 
 
 def cmd_check(args) -> int:
-    code, outcome = compile_root(args.root, args.json)
+    code, outcome = compile_root(args.root, args.json, types=args.types)
     if code == exit_codes.OK:
         if args.json:
             sys.stdout.buffer.write(render_json(outcome.diagnostics.sorted()) + b"\n")
@@ -241,10 +255,21 @@ def cmd_leaderboard(args) -> int:
 def cmd_init(args) -> int:
     from trunchbull.compile.scaffold import scaffold
 
+    from trunchbull.common.invocation import command
+
     created = scaffold(args.dir)
     for path in created:
         print(f"created {path}")
-    print(f"next: trunchbull build {args.dir}")
+    where = shlex.quote(str(args.dir))
+    print(f"next: {command()} build {where}")
+    print(f"      {command()} check --types {where}   (also checks the modules' types)")
+    return exit_codes.OK
+
+
+def cmd_types(args) -> int:
+    from trunchbull.compile.authoring_types import declarations
+
+    sys.stdout.write(declarations())
     return exit_codes.OK
 
 
@@ -261,4 +286,5 @@ COMMANDS = {
     "export": cmd_export,
     "leaderboard": cmd_leaderboard,
     "init": cmd_init,
+    "types": cmd_types,
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.compile.helpers import build_ok, case, expect_error
+from tests.compile.helpers import build_fail, build_ok, case, expect_error
 
 CONTAINS = '{ kind: "contains" }'
 
@@ -181,6 +181,13 @@ def test_csv_evaluator_kind_must_be_non_empty_exact_or_contains(bench, evaluate)
     expect_error(root, "csv-evaluator", "evals/qa.ts")
 
 
+def test_csv_evaluator_with_a_misspelt_kind_is_one_error(bench):
+    root = csv_bench(bench, "id,prompt,expected\nqa.1,A,1\n", evaluate='{ kind: "contain" }')
+    errors = build_fail(root)
+    assert [d["code"] for d in errors] == ["evaluator-kind"], errors
+    assert errors[0]["hint"].startswith("did you mean 'contains'? kinds: ")
+
+
 def test_csv_custom_function_is_an_error(bench):
     root = csv_bench(bench, "id,prompt,expected\nqa.1,A,x\n", evaluate="({ output }) => true")
     expect_error(root, "csv-evaluator", "evals/qa.ts")
@@ -276,9 +283,10 @@ def test_jsonl_crlf_lines(bench):
 
 
 def test_jsonl_invalid_json_names_line_and_column(bench):
-    root = jsonl_bench(bench, '{"id": "a", "prompt": "A"}\n{"id": "b", "prompt": }\n')
+    bad = '{"id": "b", "prompt": }'
+    root = jsonl_bench(bench, '{"id": "a", "prompt": "A"}\n' + bad + "\n")
     diag = expect_error(root, "jsonl-syntax", "evals/qa.jsonl", line=2)
-    assert diag["col"] is not None
+    assert diag["col"] == bad.index("}") + 1  # the character where a value was expected
 
 
 def test_jsonl_line_must_be_a_case_object(bench):

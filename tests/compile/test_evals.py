@@ -180,9 +180,10 @@ def test_local_imports_are_bundled(bench):
 
 
 def test_esbuild_errors_are_diagnostics_with_line_and_col(bench):
-    root = bench({"evals/e.ts": 'export default {\n  id: "e",\n  prompt: "p" +,\n}\n'})
+    bad = '  prompt: "p" +,'
+    root = bench({"evals/e.ts": 'export default {\n  id: "e",\n' + bad + "\n}\n"})
     diag = expect_error(root, "bundle", "evals/e.ts", line=3)
-    assert diag["col"] is not None
+    assert diag["col"] == bad.index(",") + 1 and diag["message"] == 'Unexpected ","'
 
 
 def test_unresolvable_local_import_is_a_bundle_error(bench):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.compile.helpers import build_ok, case, expect_error, tool_module, with_deps
+from tests.compile.helpers import build_fail, build_ok, case, expect_error, tool_module, with_deps
 
 SRC = {"module": "evals/e.ts"}
 
@@ -230,6 +230,16 @@ def test_tool_call_syntax_rules(bench, kwargs, code, path):
     root = tcs_bench(bench, **kwargs)
     errors = expect_error(root, code, "evals/e.ts")
     assert errors["message"].startswith(path if path.endswith(")") else f"{path}:"), errors
+
+
+def test_a_plan_step_calling_a_misspelt_tool_gets_the_nearest_case_tool(bench):
+    """As unknown-tool does: a "did you mean" when a case tool is close, none when nothing is."""
+    root = tcs_bench(bench, '[[{ toolName: "serach" }], [{ toolName: "delete_all" }]]')
+    errors = [d for d in build_fail(root) if d["code"] == "evaluator-unknown-tool"]
+    assert [d["hint"] for d in errors] == [
+        "did you mean 'search'? add the tool to the case's or eval's tools, or fix the name",
+        "add the tool to the case's or eval's tools, or fix the name",
+    ]
 
 
 def test_case_level_tool_call_syntax_checks_the_case_tools(bench):

@@ -169,10 +169,46 @@ def test_diff_reports_added_removed_changed_cases_and_tools(bench, tmp_path):
     result = run_cli("diff", tmp_path / "a", tmp_path / "b", "--json")
     assert result.code == 0
     diff = orjson.loads(result.stdout)
-    assert diff["cases"] == {"added": ["new"], "removed": ["gone"], "changed": [{"id": "edit", "fields": ["prompt"]}]}
+    assert diff["cases"] == {
+        "added": ["new"],
+        "removed": ["gone"],
+        "changed": [{"id": "edit", "fields": ["prompt"], "values": {"prompt": {"a": "old", "b": "new"}}}],
+    }
     assert diff["tools"] == {"added": ["new_tool"], "removed": ["old_tool"], "changed": []}
     text = run_cli("diff", tmp_path / "a", tmp_path / "b").stdout
-    assert "+ case new" in text and "- case gone" in text and "~ case edit: prompt" in text
+    assert text.splitlines() == [
+        "+ case new",
+        "- case gone",
+        "~ case edit: prompt",
+        '    prompt  - "old"',
+        '            + "new"',
+        "+ tool new_tool",
+        "- tool old_tool",
+    ]
+
+
+def test_diff_shows_long_values_around_their_first_difference(bench, tmp_path):
+    """A changed value longer than a line is cut to a window that starts a
+    little before the first difference (the same window for old and new)."""
+    long_prompt = "Context: " + "lorem ipsum " * 40 + "Question: what is six times seven?"
+    root = bench({"evals/e.ts": one_case("e").replace('"Say hi"', orjson.dumps(long_prompt).decode())})
+    build_ok(root, tmp_path / "a")
+    source = (root / "evals/e.ts").read_text()
+    source = source.replace("six times seven", "six times eight")
+    (root / "evals/e.ts").write_text(source.replace('kind: "non_empty"', 'kind: "exact", expected: "48"'))
+    build_ok(root, tmp_path / "b")
+    lines = run_cli("diff", tmp_path / "a", tmp_path / "b").stdout.splitlines()
+    quoted = orjson.dumps(long_prompt).decode()
+    first = quoted.index("seven")
+    assert lines == [
+        "~ case e: evaluate, prompt",
+        '    evaluate  - {"kind": "non_empty"}',
+        '              + {"expected": "48", "kind": "exact"}',
+        "    prompt    - …" + quoted[first - 32 :],
+        "              + …" + quoted[first - 32 :].replace("seven", "eight"),
+    ]
+    changed = orjson.loads(run_cli("diff", tmp_path / "a", tmp_path / "b", "--json").stdout)["cases"]["changed"]
+    assert changed[0]["values"]["prompt"] == {"a": long_prompt, "b": long_prompt.replace("seven", "eight")}
 
 
 def test_init_scaffolds_a_benchmark_that_builds(tmp_path):

@@ -40,6 +40,8 @@ def graded(built, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("sandboxed")
     rows = [
         {"caseId": "fetch", "output": url},
+        {"caseId": "fetch-uncaught", "output": url},
+        {"caseId": "fetch-host", "output": "http://registry.example.invalid/"},
         {"caseId": "signal", "output": str(os.getpid())},
         *({"caseId": f"count-{i}", "output": "-"} for i in range(6)),
     ]
@@ -58,6 +60,19 @@ def test_an_evaluators_fetch_fails_and_reaches_no_server(graded):
     assert fetch["outcome"] == "fail", fetch
     assert fetch["message"].startswith("TypeError: fetch failed"), fetch["message"]
     assert Recorder.seen == []  # nothing reached the server on the host's loopback
+
+
+@pytest.mark.parametrize("case", ["fetch-uncaught", "fetch-host"])
+def test_a_failed_fetch_says_the_sandbox_has_no_network(graded, case):
+    """Not a bare "TypeError: fetch failed": its reason, and what the reason means."""
+    result = graded[case]
+    assert result["outcome"] == "error", result
+    message = result["message"]
+    assert message.startswith("the evaluator threw TypeError: fetch failed ("), message
+    assert message.endswith(
+        "): custom evaluators run in a sandbox without network access (fetch and every other connection fail)"
+    ), message
+    assert Recorder.seen == []
 
 
 def test_an_evaluator_cannot_signal_a_process_outside(graded):

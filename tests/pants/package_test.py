@@ -64,6 +64,8 @@ def _core_files(repo: Path) -> dict[str, str]:
         "third_party/npm/package-lock.json",
         "third_party/npm-llamacpp/package.json",
         "third_party/npm-llamacpp/package-lock.json",
+        "third_party/npm-typescript/package.json",
+        "third_party/npm-typescript/package-lock.json",
     ):
         files[rel] = (repo / rel).read_text()
     # The root BUILD also declares the plugin resolve's requirements; the
@@ -74,6 +76,8 @@ def _core_files(repo: Path) -> dict[str, str]:
             'files(name="npm-toolchain-lock", sources=["third_party/npm/package.json", "third_party/npm/package-lock.json"])',
             'files(name="npm-llamacpp-lock", sources=["third_party/npm-llamacpp/package.json", '
             '"third_party/npm-llamacpp/package-lock.json"])',
+            'files(name="npm-typescript-lock", sources=["third_party/npm-typescript/package.json", '
+            '"third_party/npm-typescript/package-lock.json"])',
             "",
         ]
     )

@@ -63,8 +63,8 @@ def test_a_broken_benchmark_fails_with_the_clis_diagnostics(tmp_path: Path) -> N
         )
         repo.commit("a broken benchmark")
         cli = _cli_diagnostics(repo.root)
-        assert cli[0].startswith("benchmarks/broken/benchmark.config.ts:3:3: error[config-unknown-key]")
-        assert cli[2].startswith('benchmarks/broken/evals/a.ts:1:24: error[bundle]: Could not resolve "./missing"')
+        assert cli[0].startswith('benchmarks/broken/evals/a.ts:1:24: error[bundle]: Could not resolve "./missing"')
+        assert cli[2].startswith("benchmarks/broken/benchmark.config.ts:3:3: error[config-unknown-key]")
 
         package = repo.pants("package", "benchmarks/broken:release", check=False, debug=False)
         assert package.code != 0

@@ -9,6 +9,11 @@ from typing import Iterable
 import orjson
 
 
+# Errors that keep a file from being read as a whole (it does not parse, or importing it
+# fails): listed first, since the errors after them may only follow from them.
+CAUSES = frozenset({"config-syntax", "bundle", "module-import"})
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     code: str
@@ -20,7 +25,7 @@ class Diagnostic:
     severity: str = "error"
 
     def sort_key(self) -> tuple:
-        return (self.file or "", self.line or 0, self.col or 0, self.code, self.message)
+        return (self.code not in CAUSES, self.file or "", self.line or 0, self.col or 0, self.code, self.message)
 
     def location(self, prefix: str = "") -> str:
         if not self.file:

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Sequence
 
 from trunchbull.common.diagnostics import Diagnostics
 from trunchbull.common.ids import suggest
 from trunchbull.compile.cases.fields import Where
 from trunchbull.compile.compiled_eval import CompiledEval
 from trunchbull.compile.config import BenchmarkConfig, report_file_problem
+from trunchbull.compile.consequences import defined_by_failed, failed, named_by_failed
 from trunchbull.compile.deps import Dependencies
 from trunchbull.compile.discovery import Entrypoints
 from trunchbull.compile.expansion import Expansion
@@ -37,6 +39,12 @@ def assemble(
 ) -> tuple[ReleaseFiles | None, list[CompiledEval]]:
     """Stages 5-6: decide which modules are evals, check release-wide rules, freeze."""
     skipped = set() if entries.evals_listed else _non_eval_modules(expansions)
+    # modules a failed eval module names: presumably no evals, their eval errors only its consequence
+    presumed = (
+        set()
+        if entries.evals_listed
+        else named_by_failed(config.root, failed(reports, "eval"), {e.path for e in expansions}) - skipped
+    )
     for report in reports:
         if report.path in skipped:
             continue
@@ -47,7 +55,7 @@ def assemble(
     evals: list[CompiledEval] = []
     by_path = {r.path: r for r in reports}
     for expansion in expansions:
-        if expansion.path in skipped or not by_path[expansion.path].ok:
+        if expansion.path in skipped or expansion.path in presumed or not by_path[expansion.path].ok:
             continue
         diags.extend(expansion.diagnostics)
         if not expansion.has_default:
@@ -65,7 +73,7 @@ def assemble(
     for report in reports:
         if report.kind == "tool" and report.ok:
             tools.extend(compile_tool_module(report, config.root, diags))
-    check_release(evals, tools, config, diags)
+    check_release(evals, tools, config, diags, failed_tools=failed(reports, "tool"))
     if diags.has_errors():
         return None, evals
     try:
@@ -123,9 +131,14 @@ def _non_eval_modules(expansions: list[Expansion]) -> set[str]:
 
 
 def check_release(
-    evals: list[CompiledEval], tools: list[CompiledTool], config: BenchmarkConfig, diags: Diagnostics
+    evals: list[CompiledEval],
+    tools: list[CompiledTool],
+    config: BenchmarkConfig,
+    diags: Diagnostics,
+    failed_tools: Sequence[str] = (),
 ) -> None:
-    """Release-wide rules: unique eval IDs, case IDs and tool names; tool references; the case limit."""
+    """Release-wide rules: unique eval IDs, case IDs and tool names; tool references; the case limit.
+    `failed_tools`: tool modules that did not bundle or import (what they define is unknown)."""
     first_eval: dict[str, CompiledEval] = {}
     for ev in evals:
         if ev.id in first_eval:
@@ -174,8 +187,8 @@ def check_release(
     known = sorted(first_tool)
     for ev in evals:
         for name, where, requester in ev.tool_requests:
-            if name not in first_tool:
-                _unknown_tool(ev, name, where, requester, known, config.root, diags)
+            if name not in first_tool and not defined_by_failed(config.root, failed_tools, name):
+                _unknown_tool(ev, name, where, requester, known, config.root, diags, failed_tools)
         check_plan_inputs(ev, {name: tool.input_schema for name, tool in first_tool.items()}, config.root, diags)
     check_total_sources(evals, diags)
     total = sum(len(ev.case_ids) for ev in evals)
@@ -189,7 +202,14 @@ def check_release(
 
 
 def _unknown_tool(
-    ev: CompiledEval, name: str, where: Where, case_id: str | None, known: list[str], root: Path, diags: Diagnostics
+    ev: CompiledEval,
+    name: str,
+    where: Where,
+    case_id: str | None,
+    known: list[str],
+    root: Path,
+    diags: Diagnostics,
+    failed_tools: Sequence[str],
 ) -> None:
     """An unknown tool name, reported at its literal in the `tools` list that requests it."""
     if case_id is None:
@@ -209,7 +229,9 @@ def _unknown_tool(
         file=where.file,
         line=line,
         col=col,
-        hint=(f"did you mean {near!r}? " if near else "") + f"known tools: {', '.join(known) or 'none'}",
+        hint=(f"did you mean {near!r}? " if near else "")
+        + f"known tools: {', '.join(known) or 'none'}"
+        + (f" ({', '.join(failed_tools)} could not be read: see its error)" if failed_tools else ""),
     )
 
 

@@ -37,8 +37,10 @@ def root_prefix(root_arg: Path) -> str:
 _kept_until_exit: list = []
 
 
-def compile_root(root: Path, as_json: bool) -> tuple[int, CompileOutcome]:
-    """Compile a benchmark root; (exit code, outcome), diagnostics printed."""
+def compile_root(root: Path, as_json: bool, *, types: bool = False) -> tuple[int, CompileOutcome]:
+    """Compile a benchmark root; (exit code, outcome), diagnostics printed.
+    `types`: also type-check its TypeScript modules (typecheck.py)."""
+    from trunchbull.compile.typescript_compiler import typescript
     from trunchbull.node.sandbox import NodeHelper
     from trunchbull.node.toolchain import take_early_helper, toolchain
 
@@ -47,11 +49,22 @@ def compile_root(root: Path, as_json: bool) -> tuple[int, CompileOutcome]:
     try:
         # Node starts up while the compiler's modules import (or since __main__ started it).
         with NodeHelper(toolchain(), started=take_early_helper()) as helper:
+            # TypeScript is installed on first use, before the compile: when it cannot be, the
+            # command stops at once, saying so, rather than after a compile it cannot finish
+            ts = typescript(toolchain()) if types else None
             from trunchbull.common.progress import Status
             from trunchbull.compile.pipeline import compile_benchmark
 
             status = Status(enabled=None if not as_json else False)
             outcome = compile_benchmark(root, progress=status, helper=helper)
+            if ts is not None:
+                from trunchbull.compile.typecheck import check_types
+
+                status("checking types")
+                found = check_types(
+                    outcome.root, outcome.modules, outcome.diagnostics.errors, toolchain(), ts, outcome.install_dir
+                )
+                outcome.diagnostics.extend(found)
     finally:
         gc.freeze()  # what the compile built lives to the end: later collections need not rescan it
         gc.enable()

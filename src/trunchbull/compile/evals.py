@@ -18,7 +18,7 @@ from trunchbull.compile.compiled_eval import CompiledEval
 from trunchbull.compile.locate import find_default_export, find_literal, refine
 from trunchbull.compile.modules import ModuleReport
 from trunchbull.compile.transformer.expand import expand_transformer
-from trunchbull.evaluators.registry import csv_kinds
+from trunchbull.evaluators.registry import csv_kinds, kinds
 from trunchbull.evaluators.specs import validate_spec
 from trunchbull.node.sandbox import NodeHelper
 from trunchbull.release.manifest import bundle_name
@@ -222,7 +222,8 @@ class EvalCompiler:
         normalized, problems = validate_spec(spec, expected_from_rows=csv)
         for p in problems:
             self.problem(here.at("evaluate").at(p.path), p.code, p.message, p.hint)
-        if csv and isinstance(spec, dict) and spec.get("kind") not in csv_kinds():
+        # a kind that is no kind at all has its one error (evaluator-kind, with the nearest kind)
+        if csv and isinstance(spec, dict) and spec.get("kind") in kinds() and spec.get("kind") not in csv_kinds():
             allowed = csv_kinds()
             self.problem(
                 here.at("evaluate"),

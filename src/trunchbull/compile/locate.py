@@ -20,6 +20,11 @@ def _text(path: Path) -> str:
         return ""
 
 
+def module_text(path: Path) -> str:
+    """The file's text ("" when it cannot be read or is not UTF-8)."""
+    return _text(path)
+
+
 @lru_cache(maxsize=256)
 def _line_starts(path: Path) -> list[int]:
     text = _text(path)

@@ -37,6 +37,8 @@ class CompileOutcome:
     diagnostics: Diagnostics
     release: ReleaseFiles | None = None
     evals: list[CompiledEval] = field(default_factory=list)
+    modules: list[str] = field(default_factory=list)  # root-relative: the config, entrypoints, transformers
+    install_dir: Path | None = None  # where the benchmark's dependencies are installed
 
 
 def load_config(path: Path, helper: NodeHelper) -> tuple[BenchmarkConfig, Entrypoints, Diagnostics]:
@@ -56,6 +58,7 @@ def compile_benchmark(path: Path, progress: Progress = _quiet, helper: NodeHelpe
         progress("reading config")
         config, entries, diags = load_config(path, helper)
         outcome = CompileOutcome(config.root, diags)
+        outcome.modules = [*([config.config_file] if config.config_file else []), *entries.evals, *entries.tools]
         if not entries.evals:  # otherwise go on despite config errors, to report all problems in one run
             return outcome
         if _has_sibling_csv(config.root, entries.evals):
@@ -75,6 +78,7 @@ def compile_benchmark(path: Path, progress: Progress = _quiet, helper: NodeHelpe
                     file=rel_posix(deps.package_json, config.root),
                 )
                 return outcome
+        outcome.install_dir = install_dir
         progress(f"bundling {len(entries.evals) + len(entries.tools)} modules")
         bundle_dir = (install_dir or cache_root()) / "bundles"
         try:
@@ -105,6 +109,7 @@ def compile_benchmark(path: Path, progress: Progress = _quiet, helper: NodeHelpe
             on_inspected=expand_now,
         )
         expansions = [expanded.get(r.path) or expand(r) for r in reports if r.kind == "eval"]
+        outcome.modules.extend(sorted({e.transformer for e in expansions if e.transformer} - set(outcome.modules)))
     progress("freezing release")
     outcome.release, outcome.evals = assemble(config, entries, deps, reports, expansions, diags)
     return outcome

@@ -1,27 +1,38 @@
-"""`trunchbull init`: scaffold a small benchmark that builds as it is."""
+"""`trunchbull init`: scaffold a small benchmark that builds as it is, typed
+for editors: its modules check themselves against trunchbull.d.ts with
+`satisfies` (authoring_types.py), which a tsconfig.json includes."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from trunchbull.common.diagnostics import UsageError
+import orjson
 
-CONFIG = """\
-export default {
+from trunchbull.common.diagnostics import UsageError
+from trunchbull.compile.authoring_types import FILE_NAME, MODULE, declarations
+from trunchbull.compile.typecheck import TSCONFIG
+
+CONFIG = f"""\
+import type {{ Config }} from "{MODULE}"
+
+export default {{
   protocolVersion: 1,
   title: "My benchmark",
   version: "0.1.0",
-}
+}} satisfies Config
 """
 
-EVAL = """\
-export default {
+EVAL = f"""\
+import type {{ Eval }} from "{MODULE}"
+
+export default {{
   id: "capitals",
   title: "Capital cities",
   systemPrompt: "Answer with the city name only.",
-  evaluate: { kind: "contains" },
+  evaluate: {{ kind: "contains" }},
   cases: "./capitals.csv",
-}
+}} satisfies Eval
 """
 
 CSV = """\
@@ -30,11 +41,33 @@ capitals.france,What is the capital of France?,Paris
 capitals.japan,What is the capital of Japan?,Tokyo
 """
 
-FILES = {
-    "benchmark.config.ts": CONFIG,
-    "evals/capitals.ts": EVAL,
-    "evals/capitals.csv": CSV,
-}
+
+def _json(value: object) -> str:
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def package_name(directory: Path) -> str:
+    """An npm package name from the directory's name: lowercase, URL-safe."""
+    name = re.sub(r"[^a-z0-9._-]+", "-", directory.resolve().name.lower()).strip("-._")
+    return name[:214] or "benchmark"
+
+
+def files(directory: Path) -> dict[str, str]:
+    """What init writes, by root-relative name. The lockfile is the one npm writes for a
+    package.json without dependencies: the benchmark builds without a network, and
+    `npm install ai zod` (for tool modules) adds to both."""
+    name = package_name(directory)
+    return {
+        "benchmark.config.ts": CONFIG,
+        "evals/capitals.ts": EVAL,
+        "evals/capitals.csv": CSV,
+        "package.json": _json({"name": name, "private": True, "type": "module"}),
+        "package-lock.json": _json(
+            {"name": name, "lockfileVersion": 3, "requires": True, "packages": {"": {"name": name}}}
+        ),
+        "tsconfig.json": _json({"compilerOptions": TSCONFIG, "exclude": ["dist", "node_modules"]}),
+        FILE_NAME: declarations(),
+    }
 
 
 def scaffold(directory: Path) -> list[Path]:
@@ -57,7 +90,7 @@ def scaffold(directory: Path) -> list[Path]:
         )
     created: list[Path] = []
     try:
-        for name, text in FILES.items():
+        for name, text in files(directory).items():
             path = directory / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)

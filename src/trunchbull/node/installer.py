@@ -1,6 +1,7 @@
 """The one npm installer: a package.json and its lockfile installed into a
 content-addressed cache directory, used by the pinned toolchain, a
-benchmark's dependencies and the local-model runtime.
+benchmark's dependencies, the local-model runtime and the TypeScript
+compiler of `check --types`.
 
 The install runs in a staging directory beside the target and is renamed
 into place only once complete (with its `.installed` marker), so that an
@@ -11,6 +12,7 @@ both end with the same complete directory.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -20,6 +22,7 @@ from trunchbull.common import lifetime
 
 MARKER = ".installed"
 ERROR_TAIL_CHARS = 3000
+LOCK_FILES = ("package.json", "package-lock.json")
 
 
 class InstallFailed(Exception):
@@ -28,6 +31,24 @@ class InstallFailed(Exception):
     def __init__(self, output: str):
         super().__init__(output)
         self.output = output
+
+
+def pinned_lock(checkout_dir: str, package_dir: str) -> dict[str, bytes]:
+    """A pinned package.json + package-lock.json of something installed on first use: the
+    source checkout's third_party/<checkout_dir>, or the copy installed as package data
+    trunchbull/<package_dir> (pyproject.toml, src/trunchbull/BUILD)."""
+    directory = Path(__file__).resolve().parents[3] / "third_party" / checkout_dir
+    if not (directory / "package-lock.json").is_file():
+        directory = Path(__file__).resolve().parents[1] / package_dir
+    return {name: (directory / name).read_bytes() for name in LOCK_FILES}
+
+
+def lock_key(files: dict[str, bytes]) -> str:
+    """The cache key of a pinned lock: its files' content, nothing of where they are."""
+    digest = hashlib.sha256()
+    for name in LOCK_FILES:
+        digest.update(name.encode() + b"\0" + files[name] + b"\0")
+    return digest.hexdigest()[:16]
 
 
 def is_installed(target: Path) -> bool:

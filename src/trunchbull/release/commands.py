@@ -11,7 +11,7 @@ import orjson
 from trunchbull.common import exit_codes
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.common.userfiles import display, exists
-from trunchbull.release.diff import diff
+from trunchbull.release.diff import changed_values, diff
 from trunchbull.release.files import ReleaseError, ReleaseFiles, read_release
 from trunchbull.release.verify import verify
 
@@ -69,8 +69,9 @@ def inspect_command(args) -> int:
     if manifest.tools:
         print()
         print("tools:")
+        tool_width = max(len(t["name"]) for t in manifest.tools)
         for tool in manifest.tools:
-            print(f"  {tool['name']}  {tool['description']}")
+            print(f"  {tool['name'].ljust(tool_width)}  {' '.join(str(tool['description']).split())}")
     return exit_codes.OK
 
 
@@ -87,6 +88,7 @@ def diff_command(args) -> int:
             print(f"- {section[:-1]} {name}")
         for change in part["changed"]:
             print(f"~ {section[:-1]} {change['id']}: {', '.join(change['fields'])}")
+            print(changed_values(change))
     if not any(result[s][k] for s in ("cases", "tools") for k in ("added", "removed", "changed")):
         print("no differences in cases or tools")
     return exit_codes.OK

@@ -18,7 +18,6 @@ the permission model with native addons allowed.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import platform
 import shutil
@@ -28,7 +27,14 @@ from pathlib import Path
 
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.node.bounded_output import run_capped
-from trunchbull.node.installer import InstallFailed, install_into, is_installed, with_node_on_path
+from trunchbull.node.installer import (
+    InstallFailed,
+    install_into,
+    is_installed,
+    lock_key,
+    pinned_lock,
+    with_node_on_path,
+)
 from trunchbull.node.sandbox import sandbox_flags
 from trunchbull.node.toolchain import JS_DIR, Toolchain, cache_root
 
@@ -83,20 +89,8 @@ def thread_count(planned: int) -> int:
     return _positive(THREADS_ENV, 1, "the local model's threads per worker") or planned
 
 
-def _lock_dir() -> Path:
-    """package.json + package-lock.json: the source checkout's
-    third_party/npm-llamacpp, or the copy installed as package data."""
-    checkout = Path(__file__).resolve().parents[3] / "third_party" / "npm-llamacpp"
-    if (checkout / "package-lock.json").is_file():
-        return checkout
-    return Path(__file__).resolve().parents[1] / "npm_llamacpp"
-
-
-def _key() -> str:
-    digest = hashlib.sha256()
-    for name in ("package.json", "package-lock.json"):
-        digest.update(name.encode() + b"\0" + (_lock_dir() / name).read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
+def _lock() -> dict[str, bytes]:
+    return pinned_lock("npm-llamacpp", "npm_llamacpp")
 
 
 @dataclass(frozen=True)
@@ -118,7 +112,7 @@ class LocalRuntime:
 
 
 def installed_runtime() -> LocalRuntime | None:
-    target = cache_root() / "llamacpp" / _key()
+    target = cache_root() / "llamacpp" / lock_key(_lock())
     return LocalRuntime(target) if is_installed(target) else None
 
 
@@ -128,16 +122,15 @@ def local_runtime(tc: Toolchain) -> LocalRuntime:
     found = installed_runtime()
     if found is not None:
         return found
-    target = cache_root() / "llamacpp" / _key()
+    target = cache_root() / "llamacpp" / lock_key(_lock())
     npm = shutil.which("npm")
     if not npm:
         raise UsageError("--model llamacpp: npm is required once, to install node-llama-cpp (the local model runtime)")
     print("trunchbull: installing node-llama-cpp, the local model runtime (first use; about 85 MB)", file=sys.stderr)
-    files = {name: (_lock_dir() / name).read_bytes() for name in ("package.json", "package-lock.json")}
     try:
         install_into(
             target,
-            files,
+            _lock(),
             [npm, *INSTALL_COMMAND],
             env=with_node_on_path(tc.node),
             check=lambda staged: _check_staged(tc, staged),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from trunchbull.common.ids import suggest
 from trunchbull.evaluators.registry import Grader, Kind, Result
 from trunchbull.evaluators.spec_checks import SpecProblem, join
 from trunchbull.evaluators.tool_calls import ToolSchemas, json_equal, jsonschema_lib, short
@@ -77,12 +78,14 @@ def check(spec, out, problems, case_tools):
                 )
             if case_tools is not None and step["toolName"] not in case_tools:
                 available = ", ".join(case_tools) if case_tools else "none"
+                near = suggest(step["toolName"], case_tools)
                 problems.append(
                     SpecProblem(
                         join(step_path, "toolName"),
                         "evaluator-unknown-tool",
                         f"plan step calls {step['toolName']!r}, which is not among the case's tools ({available})",
-                        "add the tool to the case's or eval's tools, or fix the name",
+                        (f"did you mean {near!r}? " if near else "")
+                        + "add the tool to the case's or eval's tools, or fix the name",
                     )
                 )
 

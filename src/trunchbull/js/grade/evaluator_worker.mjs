@@ -184,6 +184,30 @@ function pathSuffix(path) {
   return path[0] === "[" ? path : `.${path}`;
 }
 
+// Node's fetch fails with a bare "TypeError: fetch failed", its reason in
+// `cause`: the reason is added, and when it is one of the errors the sandbox's
+// network namespace gives (no interfaces, no DNS), what it means.
+function isNoNetwork(code) {
+  return code === "EAI_AGAIN" || code === "ENETUNREACH" || code === "ENETDOWN" || code === "EHOSTUNREACH"
+    || code === "EPERM" || code === "EACCES";
+}
+
+function thrownText(err) {
+  const text = errorText(err);
+  try {
+    if (!isNativeError(err) || err.name !== "TypeError" || err.message !== "fetch failed") return text;
+    const cause = err.cause;
+    if (cause === undefined || cause === null) return text;
+    const code = typeof cause === "object" ? cause.code : undefined;
+    const why = isNoNetwork(code)
+      ? ": custom evaluators run in a sandbox without network access (fetch and every other connection fail)"
+      : "";
+    return clip(`${text} (${errorText(cause)})${why}`);
+  } catch {
+    return text;
+  }
+}
+
 function errorResult(message, details = null) {
   return { __proto__: null, outcome: "error", score: null, message, details };
 }
@@ -212,7 +236,7 @@ async function runCall(request) {
 async function callOnce(loaded, request) {
   let timer;
   const stop = new PromiseCtor((resolve) => {
-    current = { __proto__: null, fail: (err) => resolve(errorResult(`the evaluator failed asynchronously: ${errorText(err)}`,
+    current = { __proto__: null, fail: (err) => resolve(errorResult(`the evaluator failed asynchronously: ${thrownText(err)}`,
       { __proto__: null, stack: stackOf(err) })) };
     timer = setTimer(() => resolve(errorResult(`the evaluator did not finish within the ${DEADLINE_MS / 1000} s deadline`)), DEADLINE_MS);
   });
@@ -222,7 +246,7 @@ async function callOnce(loaded, request) {
     try {
       value = await loaded.fn(request.input);
     } catch (err) {
-      return errorResult(`the evaluator threw ${errorText(err)}`, { __proto__: null, stack: stackOf(err) });
+      return errorResult(`the evaluator threw ${thrownText(err)}`, { __proto__: null, stack: stackOf(err) });
     }
     if (now() - started > DEADLINE_MS) {
       return errorResult(`the evaluator did not finish within the ${DEADLINE_MS / 1000} s deadline`);
