@@ -153,9 +153,11 @@ class Workspace(BuildRoot):
         )
         for sub in ("python", "pants"):
             shutil.copytree(REPO / "third_party" / sub, self.root / "third_party" / sub)
-        (self.root / "third_party" / "npm").mkdir(parents=True)
-        for name in ("package.json", "package-lock.json"):
-            shutil.copyfile(REPO / "third_party" / "npm" / name, self.root / "third_party" / "npm" / name)
+        # The toolchain's lockfile and those installed on first use (the core's BUILD names them all).
+        for npm in sorted((REPO / "third_party").glob("npm*")):
+            (self.root / "third_party" / npm.name).mkdir(parents=True)
+            for name in ("package.json", "package-lock.json"):
+                shutil.copyfile(npm / name, self.root / "third_party" / npm.name / name)
 
 
 # -----------------------------------------------------------------------------------------------
