@@ -72,20 +72,33 @@ def read_cases(release: Path) -> list[dict]:
     return [orjson.loads(line) for line in (release / "cases.jsonl").read_bytes().splitlines()]
 
 
+
 PANTS_TESTS = REPO / "tests" / "pants"
+PANTS_TEST_IDS = "tests/pants/test_"
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Under pytest-xdist (./run-tests runs two workers, `--dist loadgroup`): the tests that run the
-    real ./pants are one group, run by one worker in order (they share a Pants install, a wheelhouse
-    and module-scoped build roots, and one pantsd at a time is what a machine of two cores can
-    take), and they are collected first, so the longest group starts at once while the other
-    worker takes every other test."""
-    pants, rest = [], []
-    for item in items:
-        if item.path.is_relative_to(PANTS_TESTS) and item.path.name.startswith("test_"):
-            item.add_marker(pytest.mark.xdist_group("pants"))
-            pants.append(item)
-        else:
-            rest.append(item)
-    items[:] = pants + rest
+    """The tests that run the real ./pants first: under pytest-xdist they are one unit of work
+    (`pytest_xdist_make_scheduler`), the longest, so it starts at once."""
+    pants = [item for item in items if item.nodeid.startswith(PANTS_TEST_IDS)]
+    if pants:
+        items[:] = pants + [item for item in items if not item.nodeid.startswith(PANTS_TEST_IDS)]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """./run-tests runs two pytest-xdist workers: every test is a unit of work of its own, except
+    the tests that run the real ./pants, which are one unit run by one worker in order (they
+    share a Pants install, a wheelhouse and module-scoped build roots, and one Pants build at a
+    time is what a machine of two cores takes), while the other worker takes every other test.
+    (pytest-xdist's `loadgroup` would do it, but its group marks set a node ID attribute that
+    pytest 9 no longer reads.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class PantsTestsTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "pants" if nodeid.startswith(PANTS_TEST_IDS) else nodeid
+
+    return PantsTestsTogether(config, log)
