@@ -33,6 +33,7 @@ _reaps_child: set[int] = set()  # pids of children that wait for one inner proce
 REAP_S = 1.0
 _scratch: dict[Path, int] = {}  # scratch directory → the descriptor holding its lock
 _interrupted: list[int] = []  # the signal that interrupted the command, if any
+_deferring: list[bool] = []  # blocks that a signal must not cut in two (signals_deferred)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -51,14 +52,28 @@ def spawn(
     unless `own_group` is False: a child that must die with the CLI even when
     the CLI's group is killed at once (a run's workers) stays in it.
     `reaps_child`: see stop()."""
-    if _interrupted:  # a late start on another thread while the command is being stopped
+    # Started and registered as one step, so that shutdown() (which takes the list under the same
+    # lock) either sees the child or runs before it starts: a child started on another thread while
+    # an interrupt is being handled would otherwise be missed and outlive the command. On the main
+    # thread, where the signal handler runs, a signal meanwhile is raised once the child is
+    # registered.
+    on_main = threading.current_thread() is threading.main_thread()
+    if on_main:
+        _deferring.append(True)
+    try:
+        with _lock:
+            if _interrupted:  # a late start on another thread while the command is being stopped
+                raise Interrupted(_interrupted[0])
+            proc = subprocess.Popen(cmd, start_new_session=own_group, **popen_kwargs)
+            _children[:] = [p for p in _children if p.returncode is None]  # forget the reaped
+            _children.append(proc)
+            for flag, pids in ((graceful, _graceful), (not own_group, _shared_group), (reaps_child, _reaps_child)):
+                (pids.add if flag else pids.discard)(proc.pid)  # a pid may be a reaped child's again
+    finally:
+        if on_main:
+            _deferring.pop()
+    if on_main and _interrupted and not _deferring:
         raise Interrupted(_interrupted[0])
-    proc = subprocess.Popen(cmd, start_new_session=own_group, **popen_kwargs)
-    with _lock:
-        _children[:] = [p for p in _children if p.returncode is None]  # forget the reaped
-        _children.append(proc)
-        for flag, pids in ((graceful, _graceful), (not own_group, _shared_group), (reaps_child, _reaps_child)):
-            (pids.add if flag else pids.discard)(proc.pid)  # a pid may be a reaped child's again
     return proc
 
 
@@ -154,8 +169,6 @@ def interrupted() -> int | None:
     """The signal that interrupted the command, if one did."""
     return _interrupted[0] if _interrupted else None
 
-
-_deferring: list[bool] = []
 
 
 @contextmanager
