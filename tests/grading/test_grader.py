@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from trunchbull.evaluators.inputs import PREPARATION_INPUTS, SAMPLE_INPUTS
+from trunchbull.grading.evaluator_inputs import PREPARATION_KEY, SAMPLE_VALUE
 from trunchbull.grading.grader import Grader, ToGrade, grade
 from trunchbull.grading.responses import Response
 from trunchbull.release.loaded import load_release
@@ -18,6 +20,10 @@ HOTEL = {"toolName": "book_hotel", "input": {"city": "Paris", "nights": 2, "brea
 
 def answer(output: str, calls: list | None = None) -> Response:
     return Response(0, output, calls or [], "stop", {"inputTokens": 3, "outputTokens": 2, "totalTokens": 5})
+
+
+def test_every_input_has_its_row():
+    assert tuple(SAMPLE_VALUE) == SAMPLE_INPUTS and tuple(PREPARATION_KEY) == PREPARATION_INPUTS
 
 
 @pytest.fixture(scope="module")

@@ -43,9 +43,6 @@ class JudgeRequest:
     settings: dict
     decide: Callable[[JudgeReply], Result] = field(compare=False, repr=False)
 
-    def to_json(self) -> dict:
-        return {"messages": list(self.messages), "settings": self.settings}
-
 
 class JudgeAsk(NamedTuple):
     """One request, with the sample it is about."""

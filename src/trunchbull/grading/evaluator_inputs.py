@@ -15,12 +15,11 @@ from trunchbull.evaluators.inputs import (
     MODEL,
     NORMALIZED_TOOL_CALLS,
     OUTPUT,
-    SAMPLE_INPUTS,
     TOOL_CALLS,
     USAGE,
     Preparation,
 )
-from trunchbull.evaluators.registry import Evaluate, Kind, Outcome
+from trunchbull.evaluators.registry import Kind, Outcome, prepare_kind
 from trunchbull.evaluators.tool_calls import ToolSchemas, normalize_tool_calls
 from trunchbull.grading.responses import Response
 from trunchbull.release.tool_offers import entries_key
@@ -34,7 +33,6 @@ SAMPLE_VALUE: dict[str, Callable[[dict, Response], Any]] = {
     FINISH_REASON: lambda case, response: response.finish_reason,
     USAGE: lambda case, response: response.usage,
 }
-assert tuple(SAMPLE_VALUE) == SAMPLE_INPUTS
 
 # preparation input → what of a case a prepared evaluator depends on through it (its part of
 # the cache key; None: the same for every case of a grading)
@@ -47,27 +45,35 @@ PREPARATION_KEY: dict[str, Callable[[dict], Any] | None] = {
 Bound = Callable[[dict, Response], Outcome]
 
 
-def bind(kind: Kind, evaluate: Evaluate) -> Bound:
-    """`evaluate` called with the sample inputs `kind` reads, in its order."""
-    getters = [SAMPLE_VALUE[name] for name in kind.sample_inputs]
-    if len(getters) == 1:  # most kinds read one input (the output): no argument list per sample
-        (get,) = getters
-        return lambda case, response: evaluate(get(case, response))
-    return lambda case, response: evaluate(*[get(case, response) for get in getters])
+class KindInputs:
+    """What the grader hands one kind, worked out once per grading: the
+    getters of the sample inputs it reads, in its order; the preparation
+    inputs it reads, and what of a case they depend on (the part of the
+    prepared-evaluator cache's key besides the spec; empty: the spec alone)."""
 
+    __slots__ = ("kind", "getters", "case_keys", "case_tools", "tool_schemas", "judge_model")
 
-def case_keys(kind: Kind) -> list[Callable[[dict], Any]]:
-    """What of a case `kind`'s prepared evaluator depends on, besides the spec (empty: only the spec)."""
-    keys = [PREPARATION_KEY[name] for name in kind.preparation_inputs]
-    return [key for key in keys if key is not None]
+    def __init__(self, kind: Kind, schemas: ToolSchemas, judge_model: str | None):
+        self.kind = kind
+        self.getters = tuple(SAMPLE_VALUE[name] for name in kind.sample_inputs)
+        keys = (PREPARATION_KEY[name] for name in kind.preparation_inputs)
+        self.case_keys = tuple(key for key in keys if key is not None)
+        self.case_tools = CASE_TOOLS in kind.reads
+        self.tool_schemas = schemas if self.case_tools else None
+        self.judge_model = judge_model if MODEL in kind.reads else None
 
+    def prepare(self, spec: dict, case: dict) -> Bound:
+        """The kind's evaluator for `spec`, prepared with the preparation inputs it reads (and only
+        those) and bound to the sample inputs it reads. Raises ValueError for a spec it refuses."""
+        tools = list(case.get("tools") or ()) if self.case_tools else None
+        evaluate = prepare_kind(self.kind, spec, Preparation(tools, self.tool_schemas, self.judge_model))
+        getters = self.getters
+        if len(getters) == 1:  # most kinds read one input (the output): no argument list per sample
+            (get,) = getters
+            return lambda case, response: evaluate(get(case, response))
+        return lambda case, response: evaluate(*[get(case, response) for get in getters])
 
-def preparation(kind: Kind, case: dict, schemas: ToolSchemas, judge_model: str | None) -> Preparation:
-    """The preparation inputs `kind` reads, and only those."""
-    reads = kind.preparation_inputs
-    tools = CASE_TOOLS in reads
-    return Preparation(
-        case_tools=list(case.get("tools") or ()) if tools else None,
-        tool_schemas=schemas if tools else None,
-        judge_model=judge_model if MODEL in reads else None,
-    )
+    def key_of(self, case: dict) -> Any:
+        """What of `case` its prepared evaluator depends on (with `case_keys`)."""
+        keys = self.case_keys
+        return keys[0](case) if len(keys) == 1 else tuple(key(case) for key in keys)

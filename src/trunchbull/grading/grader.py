@@ -17,10 +17,10 @@ import orjson
 from trunchbull.evaluators.custom import CustomCall
 from trunchbull.evaluators.inputs import MODEL
 from trunchbull.evaluators.judging import Judge, JudgeRequest
-from trunchbull.evaluators.registry import evaluators, prepare_kind
+from trunchbull.evaluators.registry import evaluators
 from trunchbull.evaluators.tool_calls import ToolSchemas
 from trunchbull.grading.deferred import grade_deferred
-from trunchbull.grading.evaluator_inputs import Bound, bind, case_keys, preparation
+from trunchbull.grading.evaluator_inputs import Bound, KindInputs
 from trunchbull.grading.responses import Response
 from trunchbull.release.loaded import LoadedRelease
 
@@ -97,6 +97,7 @@ class Grader:
         self.rows: dict[int, dict] = {}
         self._schemas = ToolSchemas(release.manifest.tools)
         self._evaluators = evaluators()
+        self._inputs: dict[str, KindInputs] = {}  # by kind name, made as each kind is first met
         # Prepared evaluators, shared (an eval-level spec is inherited by all its
         # cases): keyed by the spec's JSON as str (holding orjson's own output
         # buffers as keys costs microseconds each when every case has its own
@@ -185,22 +186,24 @@ class Grader:
         """The prepared evaluator of `spec` for `case` (preparing it if need be). Raises ValueError
         for a spec that cannot be graded (the error is the sample's, not the command's)."""
         if by_case is not None:
-            found = by_case.get(by_case.key_of(case))
+            found = by_case.get(by_case.inputs.key_of(case))
             if found is not None:
                 return found
         name = spec.get("kind")
-        kind = self._evaluators.get(name) if isinstance(name, str) else None
-        if kind is None:
-            raise ValueError(f"unknown evaluator kind {name!r}")
-        if MODEL in kind.reads and self.judge is None:
-            raise ValueError(f"the {kind.name} evaluator grades with a judge model, and none was given")
-        judge_model = self.judge.model if self.judge is not None else None
-        evaluate = bind(kind, prepare_kind(kind, spec, preparation(kind, case, self._schemas, judge_model)))
-        keys = case_keys(kind)
-        if keys:
+        inputs = self._inputs.get(name) if isinstance(name, str) else None
+        if inputs is None:
+            kind = self._evaluators.get(name) if isinstance(name, str) else None
+            if kind is None:
+                raise ValueError(f"unknown evaluator kind {name!r}")
+            if MODEL in kind.reads and self.judge is None:
+                raise ValueError(f"the {kind.name} evaluator grades with a judge model, and none was given")
+            judge_model = self.judge.model if self.judge is not None else None
+            inputs = self._inputs[kind.name] = KindInputs(kind, self._schemas, judge_model)
+        evaluate = inputs.prepare(spec, case)
+        if inputs.case_keys:
             if by_case is None:
-                by_case = self._prepared[key] = ByCase(keys)
-            by_case[by_case.key_of(case)] = evaluate
+                by_case = self._prepared[key] = ByCase(inputs)
+            by_case[inputs.key_of(case)] = evaluate
         else:
             self._prepared[key] = evaluate
         return evaluate
@@ -219,10 +222,6 @@ class ByCase(dict):
     """The prepared evaluators of one spec whose kind's preparation reads
     something of the case (its tools), keyed by that."""
 
-    def __init__(self, keys: list):
+    def __init__(self, inputs: KindInputs):
         super().__init__()
-        self.keys_of_case = keys
-
-    def key_of(self, case: dict):
-        keys = self.keys_of_case
-        return keys[0](case) if len(keys) == 1 else tuple(key(case) for key in keys)
+        self.inputs = inputs
