@@ -6,6 +6,7 @@ adding its row here and its name there."""
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any, Callable
 
 from trunchbull.evaluators.inputs import (
@@ -33,6 +34,8 @@ SAMPLE_VALUE: dict[str, Callable[[dict, Response], Any]] = {
     FINISH_REASON: lambda case, response: response.finish_reason,
     USAGE: lambda case, response: response.usage,
 }
+# the sample inputs that are a field of the response as it is (read with one C call)
+RESPONSE_FIELD = {OUTPUT: "output", TOOL_CALLS: "tool_calls", FINISH_REASON: "finish_reason", USAGE: "usage"}
 
 # preparation input → what of a case a prepared evaluator depends on through it (its part of
 # the cache key; None: the same for every case of a grading)
@@ -41,8 +44,11 @@ PREPARATION_KEY: dict[str, Callable[[dict], Any] | None] = {
     MODEL: None,  # one judge per grading
 }
 
-# A prepared evaluator bound to its inputs: (case, response) → Outcome
-Bound = Callable[[dict, Response], Outcome]
+# A prepared evaluator and how the grader calls it, (evaluate, field): a kind that reads one
+# field of the response as it is (most read the output alone) is called as
+# `evaluate(field(response))`, with no function of ours in between; any other, with field
+# None, through a function of (case, response) that passes the inputs it reads.
+Bound = tuple[Callable[..., Outcome], "attrgetter | None"]
 
 
 class KindInputs:
@@ -51,11 +57,14 @@ class KindInputs:
     inputs it reads, and what of a case they depend on (the part of the
     prepared-evaluator cache's key besides the spec; empty: the spec alone)."""
 
-    __slots__ = ("kind", "getters", "case_keys", "case_tools", "tool_schemas", "judge_model")
+    __slots__ = ("kind", "getters", "field", "case_keys", "case_tools", "tool_schemas", "judge_model")
 
     def __init__(self, kind: Kind, schemas: ToolSchemas, judge_model: str | None):
         self.kind = kind
-        self.getters = tuple(SAMPLE_VALUE[name] for name in kind.sample_inputs)
+        reads = kind.sample_inputs
+        self.getters = tuple(SAMPLE_VALUE[name] for name in reads)
+        one_field = len(reads) == 1 and reads[0] in RESPONSE_FIELD
+        self.field = attrgetter(RESPONSE_FIELD[reads[0]]) if one_field else None
         keys = (PREPARATION_KEY[name] for name in kind.preparation_inputs)
         self.case_keys = tuple(key for key in keys if key is not None)
         self.case_tools = CASE_TOOLS in kind.reads
@@ -67,11 +76,13 @@ class KindInputs:
         those) and bound to the sample inputs it reads. Raises ValueError for a spec it refuses."""
         tools = list(case.get("tools") or ()) if self.case_tools else None
         evaluate = prepare_kind(self.kind, spec, Preparation(tools, self.tool_schemas, self.judge_model))
+        if self.field is not None:
+            return evaluate, self.field
         getters = self.getters
-        if len(getters) == 1:  # most kinds read one input (the output): no argument list per sample
+        if len(getters) == 1:
             (get,) = getters
-            return lambda case, response: evaluate(get(case, response))
-        return lambda case, response: evaluate(*[get(case, response) for get in getters])
+            return (lambda case, response: evaluate(get(case, response))), None
+        return (lambda case, response: evaluate(*[get(case, response) for get in getters])), None
 
     def key_of(self, case: dict) -> Any:
         """What of `case` its prepared evaluator depends on (with `case_keys`)."""

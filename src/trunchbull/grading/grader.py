@@ -101,9 +101,10 @@ class Grader:
         # Prepared evaluators, shared (an eval-level spec is inherited by all its
         # cases): keyed by the spec's JSON as str (holding orjson's own output
         # buffers as keys costs microseconds each when every case has its own
-        # spec); for a kind whose preparation reads something of the case, a
-        # dict of them keyed by that (ByCase).
-        self._prepared: dict[str, Bound | ByCase] = {}
+        # spec); those of kinds whose preparation reads something of the case,
+        # by the spec's JSON and then by that (ByCase).
+        self._prepared: dict[str, Bound] = {}
+        self._by_case: dict[str, ByCase] = {}
         self._deferred: list[tuple[int, Any]] = []  # (index, the CustomCall or JudgeRequest to grade at the end)
         self._missing: list[tuple[int, str]] = []  # (index, case ID) of samples without a response
         self._seconds = 0.0
@@ -111,7 +112,7 @@ class Grader:
     @property
     def prepared(self) -> int:
         """How many evaluators have been prepared so far."""
-        return sum(len(entry) if type(entry) is ByCase else 1 for entry in self._prepared.values())
+        return len(self._prepared) + sum(len(by_case) for by_case in self._by_case.values())
 
     def add(self, samples: Iterable[tuple[int, ToGrade]]) -> None:
         started = time.perf_counter()
@@ -145,10 +146,10 @@ class Grader:
                 continue
             t0 = clock()
             key = dumps(spec).decode()
-            entry = prepared.get(key)
-            if entry is None or isinstance(entry, ByCase):
+            bound = prepared.get(key)
+            if bound is None:
                 try:
-                    evaluate = self._prepare(key, spec, case, entry)
+                    bound = self._prepare(key, spec, case)
                 except ValueError as err:
                     rows[index] = _row(
                         case,
@@ -162,11 +163,10 @@ class Grader:
                         digest,
                     )
                     continue
-            else:
-                evaluate = entry
             outcome: Any  # a Result (a plain tuple), or work deferred to the end
+            evaluate, field = bound
             try:
-                outcome = evaluate(case, response)
+                outcome = evaluate(field(response)) if field is not None else evaluate(case, response)
             except Exception as err:  # noqa: BLE001 - an evaluator bug must not stop the other cases
                 outcome = ("error", None, f"the {kind} evaluator failed: {type(err).__name__}: {err}", None)
             if type(outcome) is not tuple:  # work for the end: a custom evaluator's call, a judge's request
@@ -182,9 +182,11 @@ class Grader:
             )
         self._seconds += time.perf_counter() - started
 
-    def _prepare(self, key: str, spec: dict, case: dict, by_case: ByCase | None) -> Bound:
-        """The prepared evaluator of `spec` for `case` (preparing it if need be). Raises ValueError
-        for a spec that cannot be graded (the error is the sample's, not the command's)."""
+    def _prepare(self, key: str, spec: dict, case: dict) -> Bound:
+        """The prepared evaluator of `spec` for `case`, when it depends on more than the spec (its
+        kind's preparation reads something of the case), or when it is not prepared yet. Raises
+        ValueError for a spec that cannot be graded (the error is the sample's, not the command's)."""
+        by_case = self._by_case.get(key)
         if by_case is not None:
             found = by_case.get(by_case.inputs.key_of(case))
             if found is not None:
@@ -202,7 +204,7 @@ class Grader:
         evaluate = inputs.prepare(spec, case)
         if inputs.case_keys:
             if by_case is None:
-                by_case = self._prepared[key] = ByCase(inputs)
+                by_case = self._by_case[key] = ByCase(inputs)
             by_case[inputs.key_of(case)] = evaluate
         else:
             self._prepared[key] = evaluate

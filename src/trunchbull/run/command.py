@@ -126,9 +126,7 @@ def _run(args, writer: RunDirWriter | None) -> int:
                     budget.count_recorded(left.done)
                 given = {
                     "price": None if price is None else price.to_json(),
-                    "budget": None
-                    if budget is None
-                    else {"maxCost": args.max_cost, "maxTotalTokens": args.max_total_tokens},
+                    "budget": None if budget is None else budget.limits(),
                     "model_info": describe_model(pool, identity) if pool is not None else None,
                 }
                 if previous is None:
