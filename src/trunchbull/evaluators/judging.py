@@ -5,13 +5,14 @@ defers custom evaluators to their pool) and, when grading finishes, hands
 them to a `Judge` in one batch; each reply comes back to the request's
 `decide`, which makes the sample's result.
 
-A `Judge` is the one way a grade reaches a model. The judge runner (calls
-made by the trusted model caller, which alone holds the API key) records each
-request and its reply in the run directory (rundir/layout.py, JUDGMENTS) and
-answers a request it has a recorded reply for from the record, so that
-re-grading replays verdicts instead of asking again. Without a judge, a kind
-that reads `MODEL` cannot be graded: the commands refuse it before anything
-runs (grading/judge_check.py)."""
+A `Judge` is the one way a grade reaches a model, and no command has one
+yet. A judge runner is to make its calls through the trusted model caller
+(which alone holds the API key), record each request and its reply in the
+run directory (rundir/layout.py, JUDGMENTS, reserved for it) and answer a
+request it has a recorded reply for from the record, so that re-grading
+replays verdicts instead of asking again. Without a judge, a kind that reads
+`MODEL` cannot be graded: the commands refuse it before anything runs
+(grading/judge_check.py)."""
 
 from __future__ import annotations
 
