@@ -7,9 +7,11 @@ registry (the assertion message shows the row to paste)."""
 from __future__ import annotations
 
 import orjson
+import pytest
 
 from tests.conftest import REPO
-from trunchbull.evaluators.registry import csv_kinds, kinds, prepare
+from trunchbull.evaluators.inputs import CASE_TOOLS, INPUTS, PREPARATION_INPUTS, SAMPLE_INPUTS, Preparation
+from trunchbull.evaluators.registry import Kind, csv_kinds, evaluators, kinds, kinds_from, prepare
 from trunchbull.evaluators.specs import validate_spec
 
 DOCS = REPO / "docs" / "evaluators.md"
@@ -36,13 +38,67 @@ def test_every_kind_is_found_in_its_documented_order():
     assert csv_kinds() == ["non_empty", "exact", "contains"]
 
 
+# a sample input's value for an empty answer
+EMPTY = {
+    "output": "",
+    "caseData": None,
+    "toolCalls": [],
+    "normalizedToolCalls": [],
+    "finishReason": "stop",
+    "usage": None,
+}
+
+
 def test_every_example_validates_and_grades():
     for name, kind in kinds().items():
-        tools = ["lookup_policy"] if name == "tool_call_syntax" else None
+        tools = ["lookup_policy"] if CASE_TOOLS in kind.reads else None
         normalized, problems = validate_spec(kind.example, case_tools=tools)
         assert problems == [], (name, problems)
-        outcome, score, message, _ = prepare(normalized, tools)("", [])
+        evaluate = prepare(normalized, Preparation(case_tools=tools))
+        outcome, score, message, _ = evaluate(*(EMPTY[input] for input in kind.sample_inputs))
         assert outcome in ("pass", "fail") and message, name
+
+
+def test_every_kind_declares_what_it_reads():
+    assert set(EMPTY) == set(SAMPLE_INPUTS)
+    for kind in kinds().values():
+        assert kind.reads and set(kind.reads) <= set(INPUTS), kind.name
+        assert kind.sample_inputs + kind.preparation_inputs == tuple(
+            sorted(kind.reads, key=lambda name: name in PREPARATION_INPUTS)
+        )
+    assert kinds()["tool_call_syntax"].reads == ("normalizedToolCalls", "caseTools")
+    assert {kinds()[name].reads for name in ("non_empty", "exact", "contains", "answer_bank", "gsm8k")} == {("output",)}
+
+
+@pytest.mark.parametrize("reads", [("outputs",), ("output", "output"), ("model", "judge")])
+def test_a_kind_reading_an_unknown_input_is_refused(reads):
+    example = kinds()["non_empty"]
+    with pytest.raises(ValueError, match="at most once"):
+        Kind(**{**{f: getattr(example, f) for f in example.__dataclass_fields__}, "name": "x", "reads": reads})
+
+
+def test_kinds_from_another_package_are_added_for_the_block_only():
+    built_in = list(kinds())
+    with kinds_from("tests.evaluators.kinds"):
+        assert list(kinds()) == [*built_in, "first_step_tools", "judged"]
+        assert "custom" in evaluators() and "judged" in evaluators()
+        assert validate_spec({"kind": "first_step_tools", "tools": ["a"]}, case_tools=["b"])[1][0].code == (
+            "evaluator-unknown-tool"
+        )
+    assert list(kinds()) == built_in
+    assert validate_spec({"kind": "judged", "question": "?"})[1][0].code == "evaluator-kind"
+
+
+def test_a_package_whose_kind_has_a_known_name_is_refused(tmp_path, monkeypatch):
+    package = tmp_path / "clashing_kinds"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "again.py").write_text("from trunchbull.evaluators.kinds.exact import KIND\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ValueError, match="two evaluator kinds are named 'exact'"):
+        with kinds_from("clashing_kinds"):
+            pass
+    assert "exact" in kinds()  # the registry is as it was
 
 
 def test_unknown_kind_hint_lists_the_registry():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from trunchbull.evaluators.inputs import Preparation
 from trunchbull.evaluators.registry import prepare
 from trunchbull.evaluators.tool_calls import ToolSchemas, json_equal, normalize_tool_call, normalize_tool_calls
 
@@ -113,8 +114,9 @@ def test_json_equal(a, b, equal):
 
 
 def grade_calls(raw_calls, *, tools=("get_weather", "book_hotel"), plans=PLANS, schemas=SCHEMAS):
-    grader = prepare({"kind": "tool_call_syntax", "version": 1, "alternatives": plans}, list(tools), schemas)
-    return grader("", normalize_tool_calls(raw_calls))
+    spec = {"kind": "tool_call_syntax", "version": 1, "alternatives": plans}
+    evaluate = prepare(spec, Preparation(case_tools=list(tools), tool_schemas=schemas))
+    return evaluate(normalize_tool_calls(raw_calls))
 
 
 W_PARIS = {"toolName": "get_weather", "input": {"city": "Paris"}}

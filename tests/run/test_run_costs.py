@@ -74,7 +74,8 @@ def test_a_token_budget_stops_the_run_and_resume_finishes_it(built, server, cli,
     # nothing sent is lost: every request the server answered is a record, and the budget held
     assert len(records) == len(server.received()) and 1 <= len(records) < 40
     assert sum(r["usage"]["totalTokens"] for r in records) <= 1000
-    assert orjson.loads((out / "run.json").read_bytes())["finishedAt"] is None
+    stopped = orjson.loads((out / "run.json").read_bytes())
+    assert stopped["finishedAt"] is None and stopped["budget"] == {"maxCost": None, "maxTotalTokens": 1000}
     assert not (out / "summary.json").exists()
     resumed = cli("run", release, "-o", out, "--resume", "--max-total-tokens", "100000", "--json")
     assert resumed.code == 0, resumed.stderr
@@ -83,6 +84,8 @@ def test_a_token_budget_stops_the_run_and_resume_finishes_it(built, server, cli,
     assert final[: len(records)] == records  # what was recorded is kept as it was
     assert len(server.received()) == 40  # nothing was asked twice
     assert resumed.json["overall"]["samples"] == 40
+    finished = orjson.loads((out / "run.json").read_bytes())
+    assert finished["budget"] == {"maxCost": None, "maxTotalTokens": 100000} and finished["resumes"] == 1
 
 
 def test_dry_run_calls_nothing_and_writes_nothing(built, server, cli, tmp_path, cache_dir):

@@ -6,6 +6,7 @@ runs one way between the stage packages."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -111,4 +112,34 @@ def test_stage_packages_import_only_what_comes_before_them():
             other = module.split(".")[1] if module.count(".") >= 1 else ""
             if other in ALLOWED and other != stage and other not in ALLOWED[stage]:
                 wrong.append(f"{name} imports {module}")
+    assert wrong == []
+
+
+# What writes a run directory's files; outside rundir/, reached only through rundir/writer.py.
+RUN_DIR_WRITING = re.compile(r"^(write_|drop_)|^(RecordLog|run_dir_lock)$")
+RUN_DIR_FILES = {"RUN_JSON", "RESPONSES", "RESULTS", "SUMMARY", "JUDGMENTS"}
+FILE_WRITERS = {"write_atomic", "write_file", "write_all"}
+
+
+def test_only_the_run_directory_writer_writes_a_run_directory():
+    """rundir/writer.py is the one writer: no module elsewhere imports what
+    writes a run directory's files from another rundir module, cuts the log
+    (`read_records(drop_torn=True)`), or writes bytes to a path it names
+    with a run directory's file name."""
+    known = modules()
+    wrong = []
+    for name, path in known.items():
+        if name.startswith("trunchbull.rundir"):
+            continue
+        imported = imports(path, known, module_level=False)
+        for module, names in imported:
+            if module.startswith("trunchbull.rundir.") and module != "trunchbull.rundir.writer":
+                wrong += [f"{name} imports {module}.{n}" for n in names if RUN_DIR_WRITING.search(n)]
+        file_names = {n for module, names in imported if module == "trunchbull.rundir.layout" for n in names}
+        writers = {n for module, names in imported if module == "trunchbull.common.files" for n in names}
+        if file_names & RUN_DIR_FILES and writers & FILE_WRITERS:
+            wrong.append(f"{name} names a run directory's files and imports {sorted(writers & FILE_WRITERS)}")
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.keyword) and node.arg == "drop_torn":
+                wrong.append(f"{name} cuts a run's log (drop_torn)")
     assert wrong == []

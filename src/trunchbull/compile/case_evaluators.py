@@ -8,6 +8,7 @@ from typing import Callable
 
 from trunchbull.compile.cases.fields import CaseDraft, Where
 from trunchbull.compile.compiled_eval import CompiledEval
+from trunchbull.evaluators.inputs import CASE_TOOLS
 from trunchbull.evaluators.registry import kinds
 from trunchbull.evaluators.specs import validate_spec
 from trunchbull.release.tool_offers import offered_names, tools_by_offered_name
@@ -15,18 +16,16 @@ from trunchbull.release.tool_offers import offered_names, tools_by_offered_name
 Problem = Callable[[Where, str, str, "str | None"], None]  # (where, code, message, hint)
 
 
-def _record_plan_inputs(result: CompiledEval, spec: dict, tools: list, where: Where) -> None:
-    """Each plan step's input, for the release-wide check against the tool's schema."""
+def _record_tool_inputs(result: CompiledEval, spec: dict, tools: list, where: Where) -> None:
+    """Each tool input the spec names (its kind's `tool_inputs`), for the release-wide check
+    against the tool's schema."""
+    named = kinds()[spec["kind"]].tool_inputs
+    if named is None:
+        return
     release_tool = tools_by_offered_name(tools)
-    for i, plan in enumerate(spec["alternatives"]):
-        for j, step in enumerate(plan):
-            if step.get("input") and step["toolName"] in release_tool:
-                result.add_plan_input(
-                    step["toolName"],
-                    release_tool[step["toolName"]],
-                    step["input"],
-                    where.at(f"alternatives[{i}][{j}].input"),
-                )
+    for path, offered, tool_input in named(spec):
+        if offered in release_tool:
+            result.add_plan_input(offered, release_tool[offered], tool_input, where.at(path))
 
 
 def case_evaluator(
@@ -45,19 +44,19 @@ def case_evaluator(
         spec, problems = validate_spec(draft.evaluate, case_tools=offered_names(tools))
         for p in problems:
             problem(draft.where.at("evaluate").at(p.path), p.code, p.message, p.hint)
-        if spec is not None and not problems and spec["kind"] == "tool_call_syntax":
-            _record_plan_inputs(result, spec, tools, draft.where.at("evaluate"))
+        if spec is not None and not problems:
+            _record_tool_inputs(result, spec, tools, draft.where.at("evaluate"))
         return spec if not problems else None
     if "expected" in draft.extra and eval_spec is not None:
         return _row_spec(draft, eval_spec, problem)
     if eval_spec is not None:
-        if eval_spec["kind"] == "tool_call_syntax":
+        if CASE_TOOLS in kinds()[eval_spec["kind"]].reads:  # checked again against this case's tools
             _, problems = validate_spec(eval_spec, case_tools=offered_names(tools))
             for p in problems:
                 problem(draft.where.at("evaluate").at(p.path), p.code, f"(inherited from the eval) {p.message}", p.hint)
             if problems:
                 return None
-            _record_plan_inputs(result, eval_spec, tools, (result.where or draft.where).at("evaluate"))
+            _record_tool_inputs(result, eval_spec, tools, (result.where or draft.where).at("evaluate"))
         return eval_spec
     if result.custom:
         assert custom_module is not None  # a module with an evaluator of its own was bundled

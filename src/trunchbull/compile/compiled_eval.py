@@ -38,8 +38,9 @@ class CompiledEval:
     # (name, where, the requesting case's id; None for the eval's own list)
     tool_requests: list[tuple[str, Where, str | None]] = field(default_factory=list)
     evaluator_kinds: set[str] = field(default_factory=set)
-    # Every tool_call_syntax plan step with an input, once: (offered name, release tool, input,
-    # where the input is written), checked against the tool's schema once the tools are known.
+    # Every tool input an evaluator spec names (a kind's `tool_inputs`: tool_call_syntax's plan
+    # steps), once: (offered name, release tool, input, where the input is written), checked
+    # against the tool's schema once the tools are known.
     plan_inputs: list[tuple[str, str, dict, Where]] = field(default_factory=list)
     _plan_keys: set[tuple] = field(default_factory=set, repr=False, compare=False)
     # The lines, written as each case is compiled (a transformer's while its

@@ -1,6 +1,6 @@
-"""Release-wide check of tool_call_syntax plans against the tools' input schemas (a plan value
-the schema rejects can never match any call: evaluators/plan_schema.py), reported at the plan's
-literal."""
+"""Release-wide check of the tool inputs evaluator specs name (a kind's `tool_inputs`, such as
+tool_call_syntax's plan steps) against the tools' input schemas (a plan value the schema
+rejects can never match any call: evaluators/plan_schema.py), reported at the plan's literal."""
 
 from __future__ import annotations
 

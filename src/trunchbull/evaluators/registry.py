@@ -1,32 +1,48 @@
 """The evaluator kinds (SPEC §4): one module per declarative kind under
 kinds/, each defining `KIND`, the single source of truth for that kind —
-its spec keys and compile-time checks, how it grades, whether a CSV eval may
-use it, and its row in docs/evaluators.md (tests/evaluators/test_registry.py
-holds the docs to it). Adding a kind is adding one module there.
+its spec keys and compile-time checks, what it reads, how it grades, whether
+a CSV eval may use it, and its row in docs/evaluators.md
+(tests/evaluators/test_registry.py holds the docs to it). Adding a kind is
+adding one module there.
 
 A custom evaluator (a module-level `evaluate` function) is not a declarative
-kind: the grader runs it in the evaluator pool (pool.py)."""
+kind: `{kind: "custom", module}` is what the compiler writes for it, and the
+grader runs it in the evaluator pool (custom.py, pool.py). `evaluators()`
+holds both, for the grader.
+
+`kinds_from(package)` adds, for a block, the kinds of another package laid
+out like kinds/ (each module defining `KIND`): how a test adds a kind of its
+own without a module in this package (tests/evaluators/kinds/)."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Union
+
+from trunchbull.evaluators.inputs import INPUTS, NOTHING, PREPARATION_INPUTS, SAMPLE_INPUTS, Preparation
 
 if TYPE_CHECKING:
+    from trunchbull.evaluators.custom import CustomCall
+    from trunchbull.evaluators.judging import JudgeRequest
     from trunchbull.evaluators.spec_checks import SpecProblem
-    from trunchbull.evaluators.tool_calls import ToolSchemas
 
 # (outcome "pass" | "fail" | "error", score, message, details)
 Result = tuple[str, "float | None", str, Any]
-# output, normalized tool calls → Result
-Grader = Callable[[str, list], Result]
+# What a prepared evaluator returns: its result, or work the grader defers to
+# the end (a custom evaluator's call for the pool, a judge's request).
+Outcome = Union[Result, "CustomCall", "JudgeRequest"]
+# A prepared evaluator: the sample inputs its kind reads, in the declared order → Outcome
+Evaluate = Callable[..., Outcome]
 # spec, normalized spec (to complete), problems (to append to), the case's tools (None: not known)
 Check = Callable[[dict, dict, "list[SpecProblem]", "list[str] | None"], None]
-# spec, the case's tools entries (names, or { tool, as }), the release's tool schemas → Grader
-Prepare = Callable[[dict, list, "ToolSchemas"], Grader]
+# spec, the preparation inputs the kind reads → Evaluate
+Prepare = Callable[[dict, Preparation], Evaluate]
+# spec → (path inside the spec, offered tool name, input) for each tool input it names
+ToolInputs = Callable[[dict], Iterable[tuple[str, str, dict]]]
 
 
 @dataclass(frozen=True)
@@ -34,39 +50,93 @@ class Kind:
     name: str
     order: int  # its place in messages ("kinds: …") and in the docs table
     keys: frozenset[str]  # the spec's allowed keys, `kind` included
+    reads: tuple[str, ...]  # the inputs it reads (inputs.py); the sample inputs in the order `Evaluate` takes them
     prepare: Prepare
     check: Check | None  # compile-time checks beyond the allowed keys
     example: dict  # a valid spec (docs, tests)
     passes_when: str  # the docs table's "passes when" cell
     csv_expected: bool | None = None  # a CSV eval may use it: True takes `expected` from each row, False none
+    # the tool inputs a spec names, checked at compile time against each tool's input schema
+    tool_inputs: ToolInputs | None = None
+
+    def __post_init__(self) -> None:
+        unknown = [name for name in self.reads if name not in INPUTS]
+        if unknown or len(set(self.reads)) != len(self.reads):
+            raise ValueError(
+                f"evaluator kind {self.name!r} reads {list(self.reads)}: each of {', '.join(INPUTS)} at most once"
+            )
+
+    @property
+    def sample_inputs(self) -> tuple[str, ...]:
+        return tuple(name for name in self.reads if name in SAMPLE_INPUTS)
+
+    @property
+    def preparation_inputs(self) -> tuple[str, ...]:
+        return tuple(name for name in self.reads if name in PREPARATION_INPUTS)
+
+
+BUILT_IN = "trunchbull.evaluators.kinds"
+_packages: list[str] = [BUILT_IN]
+
+
+def kinds() -> dict[str, Kind]:
+    """Every declarative kind by name, in their documented order."""
+    return _kinds_of(tuple(_packages))
 
 
 @cache
-def kinds() -> dict[str, Kind]:
-    """Every declarative kind by name, in their documented order."""
-    from trunchbull.evaluators import kinds as package
+def _kinds_of(packages: tuple[str, ...]) -> dict[str, Kind]:
+    found: list[Kind] = []
+    for name in packages:
+        package = importlib.import_module(name)
+        found += [
+            importlib.import_module(f"{name}.{module.name}").KIND
+            for module in pkgutil.iter_modules(package.__path__)
+            if not module.name.startswith("_")
+        ]
+    by_name: dict[str, Kind] = {}
+    for kind in sorted(found, key=lambda k: k.order):
+        if kind.name in by_name or kind.name == "custom":
+            raise ValueError(f"two evaluator kinds are named {kind.name!r}")
+        by_name[kind.name] = kind
+    return by_name
 
-    found = [
-        importlib.import_module(f"{package.__name__}.{module.name}").KIND
-        for module in pkgutil.iter_modules(package.__path__)
-    ]
-    return {kind.name: kind for kind in sorted(found, key=lambda k: k.order)}
+
+@contextmanager
+def kinds_from(package: str) -> Iterator[None]:
+    """The kinds of `package` (an importable package of kind modules) added to the registry for the block."""
+    _packages.append(package)
+    try:
+        kinds()  # a clash with a kind already known is found here
+        yield
+    finally:
+        _packages.remove(package)
+
+
+def evaluators() -> dict[str, Kind]:
+    """What the grader resolves a spec's `kind` with: the declarative kinds and `custom`."""
+    from trunchbull.evaluators.custom import CUSTOM
+
+    return {**kinds(), CUSTOM.name: CUSTOM}
 
 
 def csv_kinds() -> list[str]:
     return [name for name, kind in kinds().items() if kind.csv_expected is not None]
 
 
-def prepare(spec: dict, case_tools: list | None = None, schemas: ToolSchemas | None = None) -> Grader:
-    """A grader for one declarative spec. Raises ValueError for a spec that is
-    not a valid built-in spec (the release is then unusable)."""
-    from trunchbull.evaluators.tool_calls import ToolSchemas
-
+def prepare(spec: dict, preparation: Preparation = NOTHING) -> Evaluate:
+    """A prepared evaluator for one declarative spec (a test's way in; the
+    grader prepares through its own cache). Raises ValueError for a spec that
+    is not a valid built-in spec (the release is then unusable)."""
     name = spec.get("kind")
     kind = kinds().get(name) if isinstance(name, str) else None
     if kind is None:
         raise ValueError(f"unknown evaluator kind {spec.get('kind')!r}")
+    return prepare_kind(kind, spec, preparation)
+
+
+def prepare_kind(kind: Kind, spec: dict, preparation: Preparation) -> Evaluate:
     try:
-        return kind.prepare(spec, list(case_tools or []), schemas or ToolSchemas([]))
+        return kind.prepare(spec, preparation)
     except KeyError as err:
         raise ValueError(f"evaluator {kind.name!r}: missing {err}") from None

@@ -4,6 +4,7 @@ shape every spec shares; each kind's own rules are in its module (registry.py)."
 from __future__ import annotations
 
 from trunchbull.common.ids import json_type, suggest
+from trunchbull.evaluators.inputs import CASE_TOOLS
 from trunchbull.evaluators.registry import kinds
 from trunchbull.evaluators.spec_checks import SpecProblem
 
@@ -12,8 +13,8 @@ def validate_spec(
     spec: object, *, case_tools: list[str] | None = None, expected_from_rows: bool = False
 ) -> tuple[dict | None, list[SpecProblem]]:
     """Check a declarative spec; return it normalized (gsm8k numbers as strings)
-    and the problems found. `case_tools`: the tools the case may call, for
-    tool_call_syntax (None skips that check). `expected_from_rows`: a CSV
+    and the problems found. `case_tools`: the tools the case may call, given
+    to the checks of kinds that read them (CASE_TOOLS; None: not known). `expected_from_rows`: a CSV
     eval's spec, whose `expected` comes from each row."""
     problems: list[SpecProblem] = []
     if not isinstance(spec, dict):
@@ -62,5 +63,5 @@ def validate_spec(
         return out, problems
     check = known[kind].check
     if check:
-        check(spec, out, problems, case_tools)
+        check(spec, out, problems, case_tools if CASE_TOOLS in known[kind].reads else None)
     return out, problems

@@ -5,6 +5,7 @@ library (imported on first use)."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import orjson
@@ -140,6 +141,11 @@ class ToolSchemas:
             return self._problems[key]
         except KeyError:
             problem = self._problems[key] = schema_problem(validator, value)
+            if not len(self._problems) % 1000 and not gc.isenabled():
+                # jsonschema's validation errors form reference cycles (~40
+                # objects per failing call); the commands pause the cyclic
+                # collector, so collect the young ones here
+                gc.collect(0)
             return problem
 
 

@@ -21,15 +21,15 @@ from trunchbull.common.diagnostics import Diagnostic, UsageError, render_text
 from trunchbull.common.gc_pause import gc_paused
 from trunchbull.common.userfiles import FileProblem, read_file
 from trunchbull.grading.grader import ToGrade, grade
+from trunchbull.grading.judge_check import require_judge
 from trunchbull.grading.recorded_run import recorded_model, write_recorded_run
 from trunchbull.grading.responses import parse_responses
 from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
 from trunchbull.release.loaded import load_release
 from trunchbull.rundir.layout import check_new_run_dir
-from trunchbull.rundir.lock import run_dir_lock
-from trunchbull.rundir.results import write_results
 from trunchbull.rundir.run_json import now
+from trunchbull.rundir.writer import RunDirWriter, open_run_dir, write_results_file
 
 MAX_REPORTED = 50  # diagnostics printed per run; the rest are counted
 
@@ -75,10 +75,9 @@ def run_grade_command(
     """Prints the summary to stdout and diagnostics to stderr; returns the exit
     code (0 graded, 1 --fail-under not met, 2 unusable input)."""
     try:
-        lock = run_dir_lock(run_dir) if run_dir is not None else nullcontext()
-        with gc_paused(), lock:
+        with gc_paused(), open_run_dir(run_dir) if run_dir is not None else nullcontext() as writer:
             return _run_grade_command(
-                release, responses, output, json_summary=json_summary, fail_under=fail_under, run_dir=run_dir
+                release, responses, output, json_summary=json_summary, fail_under=fail_under, writer=writer
             )
     except UsageError as err:  # the run directory is in use, or cannot be made
         print(f"trunchbull: error: {err}", file=sys.stderr)
@@ -92,15 +91,18 @@ def _run_grade_command(
     *,
     json_summary: bool,
     fail_under: float | None,
-    run_dir: Path | None,
+    writer: RunDirWriter | None,
 ) -> int:
+    """`writer`: the run directory's, for --run-dir."""
     display = str(responses)
+    run_dir = writer.path if writer is not None else None
     started_at = now()
     try:
         check_fail_under(fail_under)
         if run_dir is not None:
             check_new_run_dir(run_dir, "--run-dir ")
         loaded = load_release(Path(release))
+        require_judge(loaded.manifest.evals, None)
         try:
             data = read_file(Path(responses))
         except FileProblem as problem:
@@ -124,11 +126,11 @@ def _run_grade_command(
         print(f"trunchbull: error: {err}", file=sys.stderr)
         return exit_codes.USAGE
     if output is not None:
-        write_results(Path(output), graded.results)
+        write_results_file(Path(output), graded.results)
     summary = summarize(loaded.manifest, graded.results, [s.response.usage if s.response else None for s in samples])
-    if run_dir is not None:
+    if writer is not None:
         summary["model"] = recorded_model(Path(responses))
-        write_recorded_run(run_dir, loaded, Path(responses), parsed, graded.results, summary, started_at)
+        write_recorded_run(writer, loaded, Path(responses), parsed, graded.results, summary, started_at)
     code = exit_codes.OK
     met = None
     if graded.missing:

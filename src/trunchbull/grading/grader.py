@@ -1,24 +1,28 @@
 """The grader (SPEC §4), shared by `trunchbull grade` and `trunchbull run`:
-one result row per sample, in the order given. Built-in evaluators run
-in-process (one prepared grader per distinct spec); custom evaluators in the
-Node worker pool. A sample without a response, or one that could not be
-completed, is graded `outcome: "error"` (an infrastructure failure, never a
-model failure)."""
+one result row per sample, in the order given. Declarative evaluators run
+in-process (one prepared evaluator per distinct spec and what its preparation
+reads); custom evaluators in the Node worker pool and model-graded kinds by
+the judge, both deferred to the end (deferred.py). A sample without a
+response, or one that could not be completed, is graded `outcome: "error"`
+(an infrastructure failure, never a model failure)."""
 
 from __future__ import annotations
 
-import gc
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, NamedTuple
 
 import orjson
 
-from trunchbull.evaluators.registry import prepare
-from trunchbull.evaluators.tool_calls import ToolSchemas, normalize_tool_calls
+from trunchbull.evaluators.custom import CustomCall
+from trunchbull.evaluators.inputs import MODEL
+from trunchbull.evaluators.judging import Judge, JudgeRequest
+from trunchbull.evaluators.registry import evaluators
+from trunchbull.evaluators.tool_calls import ToolSchemas
+from trunchbull.grading.deferred import grade_deferred
+from trunchbull.grading.evaluator_inputs import Bound, KindInputs
 from trunchbull.grading.responses import Response
-from trunchbull.release.loaded import LoadedRelease, runtime_layout
-from trunchbull.release.tool_offers import entries_key
+from trunchbull.release.loaded import LoadedRelease
 
 
 class ToGrade(NamedTuple):
@@ -66,13 +70,9 @@ def _row(
     return row
 
 
-# The tool calls handed to graders that do not look at them: one shared, never-mutated list.
-_NO_CALLS: list[dict] = []
-
-
-def grade(release: LoadedRelease, samples: list[ToGrade], missing_message: str) -> Graded:
+def grade(release: LoadedRelease, samples: list[ToGrade], missing_message: str, judge: Judge | None = None) -> Graded:
     """`missing_message`: the result message of a sample without a response."""
-    grader = Grader(release, missing_message)
+    grader = Grader(release, missing_message, judge)
     grader.add(enumerate(samples))
     return grader.finish()
 
@@ -80,38 +80,50 @@ def grade(release: LoadedRelease, samples: list[ToGrade], missing_message: str) 
 class Grader:
     """Grades samples as they come, in batches in any order, each under its
     index (0 … n-1 in the order the results are wanted); `finish` grades
-    those with custom evaluators (in one Node pool) and returns every row in
-    index order. `trunchbull run` grades each round of records while the
-    model is being called; `grade` adds everything at once."""
+    what was deferred (custom evaluators in one Node pool, model-graded
+    kinds' requests by the judge) and returns every row in index order.
+    `trunchbull run` grades each round of records while the model is being
+    called; `grade` adds everything at once.
 
-    def __init__(self, release: LoadedRelease, missing_message: str):
+    Each sample's evaluator is resolved from its spec's `kind` in the
+    registry, with no kind of its own known here: it is prepared once per
+    distinct spec and preparation inputs it reads (evaluator_inputs.py) and
+    called with exactly the sample inputs it reads."""
+
+    def __init__(self, release: LoadedRelease, missing_message: str, judge: Judge | None = None):
         self.release = release
         self.missing_message = missing_message
+        self.judge = judge
         self.rows: dict[int, dict] = {}
         self._schemas = ToolSchemas(release.manifest.tools)
-        # graders are prepared once per distinct spec and shared (an eval-level
-        # spec is inherited by all its cases): keyed by the spec's JSON (and
-        # the case's tools for tool_call_syntax), as str: holding orjson's own
-        # output buffers as keys costs microseconds each when every case has
-        # its own spec
-        self._graders: dict[Any, Any] = {}
-        self._custom: list[tuple[int, str, dict]] = []  # (index, module name, input)
+        self._evaluators = evaluators()
+        self._inputs: dict[str, KindInputs] = {}  # by kind name, made as each kind is first met
+        # Prepared evaluators, shared (an eval-level spec is inherited by all its
+        # cases): keyed by the spec's JSON as str (holding orjson's own output
+        # buffers as keys costs microseconds each when every case has its own
+        # spec); those of kinds whose preparation reads something of the case,
+        # by the spec's JSON and then by that (ByCase).
+        self._prepared: dict[str, Bound] = {}
+        self._by_case: dict[str, ByCase] = {}
+        self._deferred: list[tuple[int, Any]] = []  # (index, the CustomCall or JudgeRequest to grade at the end)
         self._missing: list[tuple[int, str]] = []  # (index, case ID) of samples without a response
-        self._tool_cases = 0
         self._seconds = 0.0
+
+    @property
+    def prepared(self) -> int:
+        """How many evaluators have been prepared so far."""
+        return len(self._prepared) + sum(len(by_case) for by_case in self._by_case.values())
 
     def add(self, samples: Iterable[tuple[int, ToGrade]]) -> None:
         started = time.perf_counter()
         digest = self.release.digest
         missing_message = self.missing_message
-        schemas = self._schemas
         rows = self.rows
-        custom = self._custom
+        deferred = self._deferred
         missing = self._missing
-        graders = self._graders
+        prepared = self._prepared
         dumps = orjson.dumps
         clock = time.perf_counter_ns
-        tool_cases = self._tool_cases
         for index, (case, response, repeat, error) in samples:
             spec = case["evaluate"]
             kind = spec.get("kind")
@@ -132,42 +144,12 @@ class Grader:
                 missing.append((index, case["id"]))
                 rows[index] = _row(case, repeat, "error", None, missing_message, None, kind, 0.0, digest)
                 continue
-            if kind == "custom":
-                custom.append(
-                    (
-                        index,
-                        spec["module"],
-                        {
-                            "output": response.output,
-                            "caseData": case.get("data"),
-                            "toolCalls": response.tool_calls,
-                            "normalizedToolCalls": normalize_tool_calls(response.tool_calls),
-                            "finishReason": response.finish_reason,
-                            "usage": response.usage,
-                        },
-                    )
-                )
-                rows[index] = _row(case, repeat, "error", None, None, None, kind, 0.0, digest)
-                continue
             t0 = clock()
-            key: str | tuple[str, tuple]
-            calls: list[dict]
-            if kind == "tool_call_syntax":
-                key = (dumps(spec).decode(), entries_key(case.get("tools") or ()))
-                calls = normalize_tool_calls(response.tool_calls)
-                tool_cases += 1
-                if not tool_cases % 1000 and not gc.isenabled():
-                    # jsonschema's validation errors form reference cycles (~40
-                    # objects per failing call); the commands pause the cyclic
-                    # collector, so collect the young ones here
-                    gc.collect(0)
-            else:
-                key = dumps(spec).decode()
-                calls = _NO_CALLS
-            grader = graders.get(key)
-            if grader is None:
+            key = dumps(spec).decode()
+            bound = prepared.get(key)
+            if bound is None:
                 try:
-                    grader = prepare(spec, case.get("tools") or [], schemas)
+                    bound = self._prepare(key, spec, case)
                 except ValueError as err:
                     rows[index] = _row(
                         case,
@@ -181,61 +163,67 @@ class Grader:
                         digest,
                     )
                     continue
-                graders[key] = grader
+            outcome: Any  # a Result (a plain tuple), or work deferred to the end
+            evaluate, field = bound
             try:
-                outcome, score, message, details = grader(response.output, calls)
+                outcome = evaluate(field(response)) if field is not None else evaluate(case, response)
             except Exception as err:  # noqa: BLE001 - an evaluator bug must not stop the other cases
-                outcome, score, message, details = (
-                    "error",
-                    None,
-                    f"the {kind} evaluator failed: {type(err).__name__}: {err}",
-                    None,
-                )
+                outcome = ("error", None, f"the {kind} evaluator failed: {type(err).__name__}: {err}", None)
+            if type(outcome) is not tuple:  # work for the end: a custom evaluator's call, a judge's request
+                if isinstance(outcome, (CustomCall, JudgeRequest)):
+                    deferred.append((index, outcome))
+                    rows[index] = _row(case, repeat, "error", None, None, None, kind, 0.0, digest)
+                    continue
+                outcome = ("error", None, f"the {kind} evaluator returned {type(outcome).__name__}", None)
+            status, score, message, details = outcome
             # ms, rounded to 0.1 µs (round() is slow)
             rows[index] = _row(
-                case, repeat, outcome, score, message, details, kind, (clock() - t0 + 50) // 100 / 10_000, digest
+                case, repeat, status, score, message, details, kind, (clock() - t0 + 50) // 100 / 10_000, digest
             )
-        self._tool_cases = tool_cases
         self._seconds += time.perf_counter() - started
+
+    def _prepare(self, key: str, spec: dict, case: dict) -> Bound:
+        """The prepared evaluator of `spec` for `case`, when it depends on more than the spec (its
+        kind's preparation reads something of the case), or when it is not prepared yet. Raises
+        ValueError for a spec that cannot be graded (the error is the sample's, not the command's)."""
+        by_case = self._by_case.get(key)
+        if by_case is not None:
+            found = by_case.get(by_case.inputs.key_of(case))
+            if found is not None:
+                return found
+        name = spec.get("kind")
+        inputs = self._inputs.get(name) if isinstance(name, str) else None
+        if inputs is None:
+            kind = self._evaluators.get(name) if isinstance(name, str) else None
+            if kind is None:
+                raise ValueError(f"unknown evaluator kind {name!r}")
+            if MODEL in kind.reads and self.judge is None:
+                raise ValueError(f"the {kind.name} evaluator grades with a judge model, and none was given")
+            judge_model = self.judge.model if self.judge is not None else None
+            inputs = self._inputs[kind.name] = KindInputs(kind, self._schemas, judge_model)
+        evaluate = inputs.prepare(spec, case)
+        if inputs.case_keys:
+            if by_case is None:
+                by_case = self._by_case[key] = ByCase(inputs)
+            by_case[inputs.key_of(case)] = evaluate
+        else:
+            self._prepared[key] = evaluate
+        return evaluate
 
     def finish(self) -> Graded:
         started = time.perf_counter()
         rows = self.rows
         results = [rows[index] for index in range(len(rows))]  # KeyError: an index was never added
-        if self._custom:
-            _grade_custom(self.release, self._custom, results)
+        if self._deferred:
+            grade_deferred(self.release, self.judge, self._deferred, results)
         missing = [case_id for _index, case_id in sorted(self._missing)]
         return Graded(self.release, results, missing, self._seconds + time.perf_counter() - started)
 
 
-def _grade_custom(release: LoadedRelease, custom: list[tuple[int, str, dict]], results: list[dict]) -> None:
-    from trunchbull.common import lifetime
-    from trunchbull.evaluators.pool import Call, EvaluatorPool
+class ByCase(dict):
+    """The prepared evaluators of one spec whose kind's preparation reads
+    something of the case (its tools), keyed by that."""
 
-    with lifetime.scratch_dir("trunchbull-grade-") as tmp:
-        layout = runtime_layout(release, tmp)
-        calls: list[Call | None] = []
-        paths: dict[str, str | None] = {}  # module → the bundle's path on disk (None: not in the release)
-        for index, module, payload in custom:
-            if module not in paths:
-                bundle_path = layout.bundle(module)
-                paths[module] = str(bundle_path) if bundle_path is not None and module in release.files else None
-            bundle = paths[module]
-            if bundle is None:
-                results[index]["message"] = f"the release has no evaluator module {module!r}"
-                calls.append(None)
-                continue
-            calls.append(Call(bundle, payload))
-        runnable = [c for c in calls if c is not None]
-        with EvaluatorPool(layout.read_paths) as pool:
-            answers = iter(pool.run(runnable))
-        for (index, _module, _payload), call in zip(custom, calls):
-            if call is None:
-                continue
-            answer = next(answers)
-            row = results[index]
-            row["outcome"] = answer.outcome
-            row["score"] = None if answer.outcome == "error" or answer.score is None else float(answer.score)
-            row["message"] = answer.message
-            row["details"] = answer.details
-            row["durationMs"] = answer.duration_ms
+    def __init__(self, inputs: KindInputs):
+        super().__init__()
+        self.inputs = inputs

@@ -1,21 +1,20 @@
 """`trunchbull grade RELEASE RESPONSES --run-dir DIR`: recorded responses,
 graded outside `run`, written as a run directory (SPEC §8.3) without the
 model calls, so that `report`, `compare` and `export` take them like any
-run. The model is `recorded:<file name>`; each response becomes a record of
-repeat 0 with no latency, steps or attempts (nothing was called)."""
+run. It is written by the same writer as a run's (rundir/writer.py), in the
+same steps: run.json, the record log, then results, summary and run.json
+finished. The model is `recorded:<file name>`; each response becomes a
+record of repeat 0 with no latency, steps or attempts (nothing was called)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
-
 from trunchbull.grading.responses import Response
 from trunchbull.release.loaded import LoadedRelease
-from trunchbull.rundir.layout import RESPONSES, RESULTS, SUMMARY
-from trunchbull.rundir.results import write_results
-from trunchbull.rundir.run_json import new_run_json, now, write_json, write_run_json
+from trunchbull.rundir.run_json import new_run_json
 from trunchbull.rundir.schema import recorded_response
+from trunchbull.rundir.writer import RunDirWriter
 
 
 def recorded_model(responses: Path) -> str:
@@ -23,7 +22,7 @@ def recorded_model(responses: Path) -> str:
 
 
 def write_recorded_run(
-    run_dir: Path,
+    writer: RunDirWriter,
     release: LoadedRelease,
     responses_path: Path,
     responses: dict[str, Response],
@@ -31,18 +30,6 @@ def write_recorded_run(
     summary: dict,
     started_at: str,
 ) -> None:
-    run_dir.mkdir(parents=True, exist_ok=True)
-    log = bytearray()
-    for case in release.cases:
-        response = responses.get(case["id"])
-        if response is not None:
-            record = recorded_response(
-                case["id"], response.output, response.tool_calls, response.finish_reason, response.usage
-            )
-            log += orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
-    (run_dir / RESPONSES).write_bytes(log)
-    write_results(run_dir / RESULTS, results)
-    write_json(run_dir / SUMMARY, summary)
     meta = new_run_json(
         release,
         release.path.absolute(),
@@ -56,5 +43,17 @@ def write_recorded_run(
         started_at=started_at,
         responses=str(responses_path.absolute()),
     )
-    meta["finishedAt"] = now()
-    write_run_json(run_dir, meta)
+    writer.start(meta)
+    log = writer.record_log()
+    try:
+        for case in release.cases:
+            response = responses.get(case["id"])
+            if response is not None:
+                log.append_record(
+                    recorded_response(
+                        case["id"], response.output, response.tool_calls, response.finish_reason, response.usage
+                    )
+                )
+    finally:
+        log.close()
+    writer.finish(meta, results, summary)

@@ -67,6 +67,10 @@ class Budget:
                 "--prices FILE (model SPEC → input / output USD per million tokens)"
             )
 
+    def limits(self) -> dict:
+        """The limits as run.json keeps them (`budget`)."""
+        return {"maxCost": self.max_cost, "maxTotalTokens": self.max_tokens}
+
     def count_recorded(self, records: dict) -> None:
         """What the run directory recorded already (not from the cache) counts as spent."""
         for row in records.values():

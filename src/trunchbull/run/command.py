@@ -23,6 +23,7 @@ from pathlib import Path
 from trunchbull.common import exit_codes, lifetime
 from trunchbull.common.gc_pause import gc_paused
 from trunchbull.grading.command import check_fail_under
+from trunchbull.grading.judge_check import require_judge
 from trunchbull.release.loaded import LoadedRelease, load_release
 from trunchbull.run.budget import Budget
 from trunchbull.run.cache import ResponseCache, default_cache_path
@@ -36,8 +37,8 @@ from trunchbull.run.resume import check_same_release, previous_run, reconcile
 from trunchbull.run.samples import plan, select_cases
 from trunchbull.run.target import resolve_target
 from trunchbull.run.worker_setup import describe_model, spawn_pool, wait_ready
-from trunchbull.rundir.lock import run_dir_lock
-from trunchbull.rundir.run_json import new_run_json, now, write_run_json
+from trunchbull.rundir.run_json import add_warnings, new_run_json, now, resumed_run_json
+from trunchbull.rundir.writer import RunDirWriter, open_run_dir
 
 
 def _interrupt(signum, frame) -> None:
@@ -47,13 +48,14 @@ def _interrupt(signum, frame) -> None:
 def run_command(args) -> int:
     previous_term = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops a run like Ctrl-C
     try:
-        with gc_paused(), nullcontext() if args.dry_run else run_dir_lock(args.out):
-            return _run(args)
+        with gc_paused(), nullcontext() if args.dry_run else open_run_dir(args.out) as writer:
+            return _run(args, writer)
     finally:
         signal.signal(signal.SIGTERM, previous_term)
 
 
-def _run(args) -> int:
+def _run(args, writer: RunDirWriter | None) -> int:
+    """`writer`: the run directory's (None for --dry-run, which writes nothing)."""
     check_fail_under(args.fail_under)
     run_dir: Path = args.out
     previous = previous_run(run_dir, args.resume, args.rerun_errors)
@@ -67,9 +69,11 @@ def _run(args) -> int:
     price = run_price(args.prices, previous, options.spec.text, options.spec.provider)
     per_token = price.per_token() if price is not None else None
     if args.dry_run:
+        cases = select_cases(release, options.filters)
+        require_judge(_evals_of(release, cases), None)
         samples = plan(
             release,
-            select_cases(release, options.filters),
+            cases,
             options.repeat,
             identity,
             options.settings,
@@ -91,6 +95,7 @@ def _run(args) -> int:
         budget = Budget(
             args.max_cost, args.max_total_tokens, token_estimator(release), options.settings.maxTokens, per_token
         )
+    assert writer is not None
     meta: dict = {}
     with lifetime.scratch_dir("trunchbull-run-") as workdir:
         # The workers take ~0.4 s to start (Node, the AI SDK, the tool
@@ -101,8 +106,9 @@ def _run(args) -> int:
         pool = None if options.spec.local else spawn_pool(release, options, workdir, None, per_token)
         try:
             cases = select_cases(release, options.filters)
+            require_judge(_evals_of(release, cases), None)
             samples = plan(release, cases, options.repeat, identity, options.settings, keyed=not args.no_cache)
-            left = reconcile(run_dir, samples, previous is not None, args.rerun_errors)
+            left = reconcile(writer, samples, previous is not None, args.rerun_errors)
             grading = RunGrading(release, run_dir, left.done, as_recorded=options.spec.remote)
             cache = None if args.no_cache else ResponseCache(default_cache_path())
             try:
@@ -116,23 +122,20 @@ def _run(args) -> int:
                     pool = spawn_pool(release, options, workdir, len(to_run), per_token)
                 if pool is not None:
                     wait_ready(pool, options.spec)
-                if previous is None:
-                    run_dir.mkdir(parents=True, exist_ok=True)
-                    meta = _new_run_json(release, release_path, options, len(samples))
-                else:
-                    meta = {**previous, "finishedAt": None, "resumes": int(previous.get("resumes") or 0) + 1}
-                    # the same release (its digest is checked), where it is now
-                    meta["release"] = {**previous["release"], "path": str(release_path.absolute())}
-                meta["price"] = None if price is None else price.to_json()
                 if budget is not None:
                     budget.count_recorded(left.done)
-                    meta["budget"] = {"maxCost": args.max_cost, "maxTotalTokens": args.max_total_tokens}
-                described = describe_model(pool, identity) if pool is not None else None
-                if described is not None:
-                    meta["modelInfo"] = described
-                write_run_json(run_dir, meta)
+                given = {
+                    "price": None if price is None else price.to_json(),
+                    "budget": None if budget is None else budget.limits(),
+                    "model_info": describe_model(pool, identity) if pool is not None else None,
+                }
+                if previous is None:
+                    meta = _new_run_json(release, release_path, options, len(samples), **given)
+                else:
+                    meta = resumed_run_json(previous, release_path.absolute(), **given)
+                writer.start(meta)
                 interrupted = record_samples(
-                    run_dir,
+                    writer,
                     samples,
                     todo,
                     hits,
@@ -158,17 +161,23 @@ def _run(args) -> int:
             if pool is not None:
                 pool.close()
                 if pool.warnings:
-                    meta["warnings"] = list(dict.fromkeys([*(meta.get("warnings") or []), *pool.warnings]))
+                    add_warnings(meta, pool.warnings)
     if interrupted:
         return exit_codes.INTERRUPTED
     if budget is not None and budget.stopped:
         recorded = len(grading.records) + len(grading.written)
         print(budget.message(run_dir, recorded, len(samples)), file=sys.stderr)
         return exit_codes.BUDGET
-    return grade_and_report(run_dir, samples, *grading.finish(samples), options, meta, args)
+    return grade_and_report(writer, samples, *grading.finish(samples), options, meta, args)
 
 
-def _new_run_json(release: LoadedRelease, release_path: Path, options: RunOptions, samples: int) -> dict:
+def _evals_of(release: LoadedRelease, cases: list[dict]) -> list[dict]:
+    """The entries of the evals the selected cases belong to."""
+    ids = {case["evalId"] for case in cases}
+    return [ev for ev in release.manifest.evals if ev["id"] in ids]
+
+
+def _new_run_json(release: LoadedRelease, release_path: Path, options: RunOptions, samples: int, **given) -> dict:
     spec = options.spec
     return new_run_json(
         release,
@@ -181,4 +190,5 @@ def _new_run_json(release: LoadedRelease, release_path: Path, options: RunOption
         repeat=options.repeat,
         samples=samples,
         started_at=now(),
+        **given,
     )

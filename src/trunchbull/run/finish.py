@@ -4,7 +4,6 @@ graded records, run.json finished, the summary printed, the exit code."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import orjson
 
@@ -15,13 +14,12 @@ from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
 from trunchbull.run.options import RunOptions
 from trunchbull.run.samples import Sample
-from trunchbull.rundir.layout import RESULTS, SUMMARY
-from trunchbull.rundir.results import write_results
-from trunchbull.rundir.run_json import now, write_json, write_run_json
+from trunchbull.rundir.layout import RESULTS
+from trunchbull.rundir.writer import RunDirWriter
 
 
 def grade_and_report(
-    run_dir: Path,
+    writer: RunDirWriter,
     samples: list[Sample],
     graded: Graded,
     records: dict,
@@ -37,12 +35,10 @@ def grade_and_report(
         usages.append(row.get("usage") if row is not None else None)
         latencies.append(row.get("latencyMs") if row is not None else None)
         costs.append(row.get("cost") if row is not None else None)
-    write_results(run_dir / RESULTS, graded.results)
     summary = summarize(graded.release.manifest, graded.results, usages, latencies, repeats=options.repeat, costs=costs)
     summary["model"] = options.spec.text
-    write_json(run_dir / SUMMARY, summary)
-    meta["finishedAt"] = now()
-    write_run_json(run_dir, meta)
+    writer.finish(meta, graded.results, summary)
+    run_dir = writer.path
 
     overall = summary["overall"]
     code = exit_codes.FAILED if overall["errors"] else exit_codes.OK

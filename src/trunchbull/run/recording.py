@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 from trunchbull.common.progress import SampleProgress
 from trunchbull.run.budget import Budget
@@ -16,15 +15,14 @@ from trunchbull.run.grading import RunGrading
 from trunchbull.run.options import RunOptions
 from trunchbull.run.samples import Sample
 from trunchbull.run.workers import WorkerPool
-from trunchbull.rundir.layout import RESPONSES
-from trunchbull.rundir.log import RecordLog
 from trunchbull.rundir.repair import checked_record, with_earlier_attempts
+from trunchbull.rundir.writer import RunDirWriter
 
 CACHE_FLUSH_S = 1.0
 
 
 def record_samples(
-    run_dir: Path,
+    writer: RunDirWriter,
     samples: list[Sample],
     todo: list[Sample],
     hits: dict[str, bytes],
@@ -44,7 +42,8 @@ def record_samples(
     progress = SampleProgress(len(samples), len(samples) - len(todo), errors_before, enabled=False if quiet else None)
     secret = options.spec.secret
     secret_bytes = secret.encode() if secret else None
-    log = RecordLog(run_dir / RESPONSES)
+    run_dir = writer.path
+    log = writer.record_log()
     flushed = [time.monotonic()]
 
     def on_record(sample: Sample, kind: str | None, record: bytes) -> None:

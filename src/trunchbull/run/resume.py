@@ -12,8 +12,8 @@ from trunchbull.common.diagnostics import UsageError
 from trunchbull.release.loaded import LoadedRelease
 from trunchbull.run.samples import Sample
 from trunchbull.rundir.layout import RESPONSES, RUN_JSON, is_non_empty_dir
-from trunchbull.rundir.log import drop_damaged_lines, drop_error_records, read_records
 from trunchbull.rundir.run_json import is_run, read_run_json
+from trunchbull.rundir.writer import RunDirWriter
 
 
 def previous_run(run_dir: Path, resume: bool, rerun_errors: bool) -> dict | None:
@@ -54,12 +54,12 @@ class Reconciled:
     rerun: int  # recorded samples in error dropped for --rerun-errors
 
 
-def reconcile(run_dir: Path, samples: list[Sample], resuming: bool, rerun_errors: bool) -> Reconciled:
+def reconcile(writer: RunDirWriter, samples: list[Sample], resuming: bool, rerun_errors: bool) -> Reconciled:
     """What is recorded already (a torn last line is cut off the log) and what is left."""
     if not resuming:
         return Reconciled({}, list(samples), 0)
-    log_path = run_dir / RESPONSES
-    recorded = read_records(log_path, drop_torn=True)
+    log_path = writer.path / RESPONSES
+    recorded, rerun = writer.resume_log(rerun_errors)
     if recorded.duplicates:  # written before run directories were locked, or edited
         print(
             f"trunchbull: warning: {log_path} records {recorded.duplicates} sample(s) more than once; the run "
@@ -69,7 +69,5 @@ def reconcile(run_dir: Path, samples: list[Sample], resuming: bool, rerun_errors
         )
     for damage in recorded.damaged:
         print(f"trunchbull: warning: {damage.describe(log_path)}; its sample runs again", file=sys.stderr)
-    drop_damaged_lines(log_path, recorded)
-    rerun = drop_error_records(log_path, recorded) if rerun_errors else 0
     done = recorded.records
     return Reconciled(done, [s for s in samples if (s.case_id, s.repeat) not in done], rerun)

@@ -7,11 +7,15 @@ from pathlib import Path
 
 from trunchbull.common.diagnostics import UsageError
 
+# Each file has one owning module, and is written only through writer.py.
 RUN_JSON = "run.json"  # what was run (run_json.py)
 RESPONSES = "responses.jsonl"  # one record per sample, appended as each finishes (log.py, schema.py)
 RESULTS = "results.jsonl"  # one graded result per sample (results.py)
-SUMMARY = "summary.json"  # per eval and overall
+SUMMARY = "summary.json"  # per eval and overall (summary_file.py)
 FILES = (RUN_JSON, RESPONSES, RESULTS, SUMMARY)
+# Reserved: the judge's requests and replies for model-graded kinds, appended as each is
+# answered (writer.py `judgment_log`); written only by runs that grade with a judge.
+JUDGMENTS = "judgments.jsonl"
 LOCK = ".lock"  # held by the one process writing here (lock.py); not part of the run
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import orjson
 
 from trunchbull.common.diagnostics import UsageError
-from trunchbull.common.files import write_atomic
+from trunchbull.common.files import CHUNK, write_atomic
 from trunchbull.common.jsonl import read_lines
 from trunchbull.common.userfiles import MISSING, FileProblem, read_file
 from trunchbull.rundir.schema import record_problem
@@ -127,7 +127,8 @@ def drop_error_records(path: Path, run: RecordedRun) -> int:
 
 
 class RecordLog:
-    """responses.jsonl, open for appending."""
+    """An append-only log of JSON lines (responses.jsonl; judgments.jsonl
+    is reserved to be one too), open for appending; made by writer.py."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -141,6 +142,13 @@ class RecordLog:
     def append(self, line: bytes) -> None:
         """One record, one complete line, held until flush()."""
         self._pending += line
+
+    def append_record(self, row: dict) -> None:
+        """One record made on the Python side (schema.py), written in chunks
+        when many are appended at once."""
+        self._pending += orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
+        if len(self._pending) >= CHUNK:
+            self.flush()
 
     def flush(self) -> None:
         """Write the records appended since the last flush, in one write

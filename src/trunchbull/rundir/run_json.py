@@ -1,5 +1,6 @@
-"""run.json (SPEC §8.3): what was run. Written here only, by `run` (updated
-when it finishes and on every resume) and by `grade --run-dir`."""
+"""run.json (SPEC §8.3): what was run. Its keys and their values are made
+here only, for `run` (updated when it finishes and on every resume) and for
+`grade --run-dir`; written through writer.py."""
 
 from __future__ import annotations
 
@@ -21,6 +22,30 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+# Every run.json has these keys, in this order, whoever wrote it (`run`, `run --resume`,
+# `grade --run-dir`); a run.json of an older version may lack some (readers use .get).
+KEYS = (
+    "format",
+    "release",  # {digest, title, version, path (absolute)}
+    "model",  # the model SPEC, or `recorded:<file name>` for `grade --run-dir`
+    "baseUrl",
+    "apiKeyEnv",  # the key's variable name, never the key
+    "settings",  # the call settings (null: none, nothing was called)
+    "filters",  # {eval, case, limit}
+    "repeat",
+    "samples",
+    "responses",  # `grade --run-dir`: the responses file's absolute path; null for `run`
+    "price",  # the price the costs are at, null when unknown (run/prices.py)
+    "budget",  # {maxCost, maxTotalTokens} the run was given, or null
+    "modelInfo",  # what a local model said about itself, or null
+    "warnings",  # said once each on stderr, kept here
+    "resumes",  # how many times the run was resumed
+    "trunchbull",  # the version that wrote it
+    "startedAt",
+    "finishedAt",  # null until every sample is graded
+)
+
+
 def new_run_json(
     release,
     release_path: Path,
@@ -33,10 +58,13 @@ def new_run_json(
     repeat: int,
     samples: int,
     started_at: str,
-    **extra,
+    responses: str | None = None,
+    price: dict | None = None,
+    budget: dict | None = None,
+    model_info: dict | None = None,
 ) -> dict:
     """The run.json of a new run of `release` (a release.loaded.LoadedRelease)."""
-    return {
+    meta = {
         "format": FORMAT,
         "release": {
             "digest": release.digest,
@@ -51,19 +79,51 @@ def new_run_json(
         "filters": filters,
         "repeat": repeat,
         "samples": samples,
-        **extra,
+        "responses": responses,
+        "price": price,
+        "budget": budget,
+        "modelInfo": model_info,
+        "warnings": [],
+        "resumes": 0,
         "trunchbull": __version__,
         "startedAt": started_at,
         "finishedAt": None,
     }
+    assert tuple(meta) == KEYS
+    return meta
 
 
-def write_json(path: Path, value: object) -> None:
-    write_atomic(path, orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n")
+def resumed_run_json(
+    previous: dict, release_path: Path, *, price: dict | None, budget: dict | None, model_info: dict | None
+) -> dict:
+    """The run.json of a run being resumed: the same release (its digest is
+    checked), where it is now; this run's price; the budget and model info
+    given now, else the run's own; not finished."""
+    meta = {key: previous.get(key) for key in KEYS}
+    meta.update({key: value for key, value in previous.items() if key not in meta})  # kept as they were
+    meta["release"] = {**previous["release"], "path": str(release_path)}
+    meta["price"] = price
+    if budget is not None:
+        meta["budget"] = budget
+    if model_info is not None:
+        meta["modelInfo"] = model_info
+    meta["warnings"] = list(previous.get("warnings") or [])
+    meta["resumes"] = int(previous.get("resumes") or 0) + 1
+    meta["finishedAt"] = None
+    return meta
+
+
+def add_warnings(meta: dict, warnings: list[str]) -> None:
+    """Warnings said during the run, each kept once."""
+    meta["warnings"] = list(dict.fromkeys([*(meta.get("warnings") or []), *warnings]))
+
+
+def mark_finished(meta: dict) -> None:
+    meta["finishedAt"] = now()
 
 
 def write_run_json(run_dir: Path, meta: dict) -> None:
-    write_json(run_dir / RUN_JSON, meta)
+    write_atomic(run_dir / RUN_JSON, orjson.dumps(meta, option=orjson.OPT_INDENT_2) + b"\n")
 
 
 def read_run_json(run_dir: Path) -> dict:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from trunchbull.evaluators.messages import preview
 from trunchbull.evaluators.normalize import normalize_answer
-from trunchbull.evaluators.registry import Grader, Kind, Result
+from trunchbull.evaluators.inputs import OUTPUT, Preparation
+from trunchbull.evaluators.registry import Evaluate, Kind, Result
 from trunchbull.evaluators.spec_checks import SpecProblem
 
 
@@ -83,11 +84,11 @@ def normalize_output(text: str) -> str:
     return normalize_answer(text)
 
 
-def prepare(spec: dict, case_tools: list[str], schemas) -> Grader:
+def prepare(spec: dict, preparation: Preparation) -> Evaluate:
     answers = [(a, normalize_output(a)) for a in spec["answers"]]
     forbidden = [(a, norm) for a in spec.get("forbiddenAnswers") or [] if (norm := normalize_output(a))]
 
-    def grade(output: str, calls: list) -> Result:
+    def grade(output: str) -> Result:
         normalized = normalize_output(output)
         for original, norm in forbidden:
             if norm in normalized:
@@ -116,6 +117,7 @@ KIND = Kind(
     name="answer_bank",
     order=4,
     keys=frozenset({"kind", "answers", "forbiddenAnswers"}),
+    reads=(OUTPUT,),
     prepare=prepare,
     check=check,
     example={"kind": "answer_bank", "answers": ["30 days"], "forbiddenAnswers": ["60 days"]},

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from trunchbull.evaluators.messages import preview
-from trunchbull.evaluators.registry import Grader, Kind, Result
+from trunchbull.evaluators.inputs import OUTPUT, Preparation
+from trunchbull.evaluators.registry import Evaluate, Kind, Result
 from trunchbull.evaluators.spec_checks import check_expected_string
 
 
@@ -11,11 +12,11 @@ def check(spec, out, problems, case_tools) -> None:
     check_expected_string(spec, problems, strict_whitespace=True)
 
 
-def prepare(spec: dict, case_tools: list[str], schemas) -> Grader:
+def prepare(spec: dict, preparation: Preparation) -> Evaluate:
     expected = spec["expected"]
     pass_message = f"the trimmed output equals {preview(expected)}"
 
-    def grade(output: str, calls: list) -> Result:
+    def grade(output: str) -> Result:
         trimmed = output.strip()
         if trimmed == expected:
             return "pass", 1.0, pass_message, None
@@ -34,6 +35,7 @@ KIND = Kind(
     name="exact",
     order=2,
     keys=frozenset({"kind", "expected"}),
+    reads=(OUTPUT,),
     prepare=prepare,
     check=check,
     example={"kind": "exact", "expected": "30 days"},

@@ -25,7 +25,8 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from trunchbull.evaluators.normalize import GSM8K_NUMBER
-from trunchbull.evaluators.registry import Grader, Kind, Result
+from trunchbull.evaluators.inputs import OUTPUT, Preparation
+from trunchbull.evaluators.registry import Evaluate, Kind, Result
 from trunchbull.evaluators.spec_checks import SpecProblem
 
 # The digits of a number: every alternative starts with a digit or a dot, so
@@ -140,12 +141,12 @@ def check(spec, out, problems, case_tools):
 _WHERE = {"after ####": "the first number after the last ####", "last number": "the last number in the output"}
 
 
-def prepare(spec: dict, case_tools: list[str], schemas) -> Grader:
+def prepare(spec: dict, preparation: Preparation) -> Evaluate:
     expected = gsm8k_expected(spec["expected"])
     if expected is None:  # the compiler guarantees a normalized string; be safe on hand-edited releases
         raise ValueError(f"gsm8k expected {spec['expected']!r} is not a normalized number")
 
-    def grade(output: str, calls: list) -> Result:
+    def grade(output: str) -> Result:
         answer, raw, method = extract_answer(output)
         if answer is None:
             return "fail", 0.0, f"no number in the output (expected {expected})", {"extracted": None, "method": method}
@@ -161,6 +162,7 @@ KIND = Kind(
     name="gsm8k",
     order=5,
     keys=frozenset({"kind", "expected"}),
+    reads=(OUTPUT,),
     prepare=prepare,
     check=check,
     example={"kind": "gsm8k", "expected": "41"},

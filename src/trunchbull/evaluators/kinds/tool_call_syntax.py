@@ -4,10 +4,11 @@ tool's JSON Schema) and the normalized calls match one of the plans."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 from trunchbull.common.ids import suggest
-from trunchbull.evaluators.registry import Grader, Kind, Result
+from trunchbull.evaluators.inputs import CASE_TOOLS, NORMALIZED_TOOL_CALLS, Preparation
+from trunchbull.evaluators.registry import Evaluate, Kind
 from trunchbull.evaluators.spec_checks import SpecProblem, join
 from trunchbull.evaluators.tool_calls import ToolSchemas, json_equal, jsonschema_lib, short
 from trunchbull.release.tool_offers import tools_by_offered_name
@@ -173,25 +174,31 @@ def _plan_mismatch(plan: list[dict], calls: list[dict]) -> str | None:
     return None
 
 
-def prepare(spec: dict, case_tools: list[str], schemas: ToolSchemas) -> Grader:
+def prepare(spec: dict, preparation: Preparation) -> Evaluate:
     if not isinstance(spec.get("alternatives"), list):
         raise ValueError("tool_call_syntax needs alternatives")
-    evaluator = ToolCallSyntax(spec, case_tools, schemas)
+    schemas = preparation.tool_schemas if preparation.tool_schemas is not None else ToolSchemas([])
+    return ToolCallSyntax(spec, preparation.case_tools or [], schemas).grade
 
-    def grade(output: str, calls: list) -> Result:
-        return evaluator.grade(calls)
 
-    return grade
+def tool_inputs(spec: dict) -> Iterator[tuple[str, str, dict]]:
+    """Each plan step's input: a value the tool's schema rejects can never match a call."""
+    for i, plan in enumerate(spec["alternatives"]):
+        for j, step in enumerate(plan):
+            if step.get("input"):
+                yield f"alternatives[{i}][{j}].input", step["toolName"], step["input"]
 
 
 KIND = Kind(
     name="tool_call_syntax",
     order=6,
     keys=frozenset({"kind", "version", "alternatives"}),
+    reads=(NORMALIZED_TOOL_CALLS, CASE_TOOLS),
     prepare=prepare,
     check=check,
     example={"kind": "tool_call_syntax", "version": 1, "alternatives": [[{"toolName": "lookup_policy"}]]},
     passes_when="every tool call is well formed (known tool, input a JSON object valid against the tool's JSON "
     "Schema) and the normalized calls match some plan: same length, same `toolName` at each position, and each "
     "`input` key the plan gives deep-equals the actual one",
+    tool_inputs=tool_inputs,
 )
