@@ -268,12 +268,14 @@ export default { name: "bad", transform() { act(); return [{ id: "a", prompt: "p
 def test_infinite_loop_stopped_at_deadline(tmp_path):
     module = 'export default { name: "loop", transform() { for (;;) {} } }\n'
     diag = failed(
-        build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "3"}),
+        build(
+            transformer_bench(tmp_path / "b", module), env=_isolated(tmp_path, {"TRUNCHBULL_TRANSFORM_DEADLINE": "3"})
+        ),
         "transformer-deadline",
         "evals/gen/transform.ts",
     )
     assert "deadline" in diag["message"] and "3 s" in diag["message"]
-    _assert_no_transform_process_left()
+    _assert_no_transform_process_left(tmp_path)
 
 
 def test_never_settling_promise_stopped_at_deadline(tmp_path):
@@ -285,15 +287,26 @@ def test_never_settling_promise_stopped_at_deadline(tmp_path):
     )
 
 
-def _running_transform_processes() -> list[int]:
-    """Live (not zombie) Node processes running this checkout's transform.mjs."""
+def _isolated(tmp_path: Path, env: dict[str, str]) -> dict[str, str]:
+    """The build's environment with its scratch directories under `tmp_path`, so that the runs of
+    this test's build are told from those of tests running beside it (their sandboxes read them)."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(exist_ok=True)
+    return {**env, "TMPDIR": str(scratch)}
+
+
+def _running_transform_processes(tmp_path: Path) -> list[int]:
+    """Live (not zombie) Node processes running this checkout's transform.mjs for a build whose
+    scratch directories are under `tmp_path` (`_isolated`)."""
     script = str(JS_DIR / "compile/transform.mjs")
+    mine = str(tmp_path / "scratch")
     found = []
     for proc in Path("/proc").iterdir():
         try:
             if (
                 proc.name.isdigit()
-                and script in (proc / "cmdline").read_bytes().decode(errors="replace")
+                and script in (cmdline := (proc / "cmdline").read_bytes().decode(errors="replace"))
+                and mine in cmdline
                 and (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
             ):
                 found.append(int(proc.name))
@@ -302,16 +315,16 @@ def _running_transform_processes() -> list[int]:
     return found
 
 
-def _assert_no_transform_process_left() -> None:
+def _assert_no_transform_process_left(tmp_path: Path) -> None:
     """Every run of the build has ended. A run killed just before the build
     returned may still be in the kernel's exit path: the wait is only a
     hang guard, and running out of it means a run was left running."""
     if not Path("/proc/self/cmdline").exists():
         return
     guard = time.monotonic() + 60
-    while _running_transform_processes() and time.monotonic() < guard:
+    while _running_transform_processes(tmp_path) and time.monotonic() < guard:
         time.sleep(0.05)
-    assert not _running_transform_processes(), "a transformer run outlived the build"
+    assert not _running_transform_processes(tmp_path), "a transformer run outlived the build"
 
 
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc to see the runs' processes")
@@ -324,14 +337,18 @@ def test_work_left_pending_after_the_result_does_not_hold_up_the_build(tmp_path)
   return [{ id: "a", prompt: "p" }]
 } }
 """
-    assert not _running_transform_processes()
+    assert not _running_transform_processes(tmp_path)
     # A deadline no run could reach: the busy loops never end by themselves, so
     # a build that returns has stopped both runs once their responses were in
     # (the subprocess timeout only turns a hang into a failure).
-    run = build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "86400"}, timeout=600)
+    run = build(
+        transformer_bench(tmp_path / "b", module),
+        env=_isolated(tmp_path, {"TRUNCHBULL_TRANSFORM_DEADLINE": "86400"}),
+        timeout=600,
+    )
     assert run.code == 0, run.stdout + run.stderr
     assert [c["id"] for c in read_cases(run.out)] == ["a"]
-    _assert_no_transform_process_left()
+    _assert_no_transform_process_left(tmp_path)
 
 
 def test_a_busy_loop_that_starts_before_the_result_is_stopped_at_the_deadline(tmp_path):
@@ -343,12 +360,16 @@ def test_a_busy_loop_that_starts_before_the_result_is_stopped_at_the_deadline(tm
 } }
 """
     diag = failed(
-        build(transformer_bench(tmp_path / "b", module), env={"TRUNCHBULL_TRANSFORM_DEADLINE": "3"}, timeout=120),
+        build(
+            transformer_bench(tmp_path / "b", module),
+            env=_isolated(tmp_path, {"TRUNCHBULL_TRANSFORM_DEADLINE": "3"}),
+            timeout=120,
+        ),
         "transformer-deadline",
         "evals/gen/transform.ts",
     )
     assert "deadline" in diag["message"] and "3 s" in diag["message"]
-    _assert_no_transform_process_left()
+    _assert_no_transform_process_left(tmp_path)
 
 
 def test_memory_cap(tmp_path):
