@@ -125,7 +125,8 @@ def _run_grade_command(
         return exit_codes.USAGE
     if output is not None:
         write_results(Path(output), graded.results)
-    summary = summarize(loaded.manifest, graded.results, [s.response.usage if s.response else None for s in samples])
+    usages = [{"usage": s.response.usage} if s.response else None for s in samples]  # no latency, no cost
+    summary = summarize(loaded.manifest, graded.results, usages)
     if run_dir is not None:
         summary["model"] = recorded_model(Path(responses))
         write_recorded_run(run_dir, loaded, Path(responses), parsed, graded.results, summary, started_at)

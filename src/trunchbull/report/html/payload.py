@@ -13,6 +13,7 @@ import orjson
 from trunchbull import __version__
 from trunchbull.report.html.release_cases import ReleaseCases
 from trunchbull.rundir.reader import RunDirectory
+from trunchbull.stats.run_stats import sample_latency, sample_tokens
 
 OUTCOME_CODES = {"pass": 0, "fail": 1, "error": 2}
 
@@ -111,17 +112,17 @@ def build_payload(title: str, runs: list[tuple[str, RunDirectory, ReleaseCases]]
                 case_cols["system"][c] = intern(known[case_id].get("systemPrompt"))
             record = run.record_of(row)
             rec = record or {}
-            usage: dict = rec["usage"] if type(rec.get("usage")) is dict else {}
+            tokens_in, tokens_out, tokens_total = sample_tokens(record)
             calls, results = rec.get("toolCalls") or [], rec.get("toolResults") or []
             error = rec.get("error")
             cols["case"].append(c)
             cols["repeat"].append(row.get("repeat", 0))
             cols["outcome"].append(OUTCOME_CODES[row["outcome"]])
             cols["score"].append(row.get("score"))
-            cols["latency"].append(_number(rec.get("latencyMs")))
-            cols["tokIn"].append(_number(usage.get("inputTokens")))
-            cols["tokOut"].append(_number(usage.get("outputTokens")))
-            cols["tokTotal"].append(_number(usage.get("totalTokens")))
+            cols["latency"].append(sample_latency(record))
+            cols["tokIn"].append(tokens_in)
+            cols["tokOut"].append(tokens_out)
+            cols["tokTotal"].append(tokens_total)
             cols["output"].append(intern(rec.get("output")) if type(rec.get("output")) is str else -1)
             cols["message"].append(intern(row.get("message")))
             cols["evaluator"].append(intern(row.get("evaluator")))

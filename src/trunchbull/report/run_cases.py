@@ -1,0 +1,12 @@
+"""A finished run's cases as stats/run_stats.py tallies them: the one way
+`report`, `compare` and `leaderboard` get a run's figures from its rows."""
+
+from __future__ import annotations
+
+from trunchbull.rundir.reader import RunDirectory
+from trunchbull.stats.run_stats import CaseTally, tally_cases
+
+
+def run_cases(run: RunDirectory) -> dict[tuple[str, str], CaseTally]:
+    """(eval ID, case ID) → the case's tally, in the run's (release) order."""
+    return tally_cases(run.results, [run.record_of(row) for row in run.results])

@@ -1,0 +1,269 @@
+"""Every number of a run's samples, computed once: per case, per eval and
+overall (SPEC §8.5, §8.7). `summary.json` (and so the terminal summary and
+the HTML report), `compare`, the leaderboard and the exports all take their
+counts, rates, scores, tokens, latencies and costs from here.
+
+The input is a run's rows: each graded result (`evalId`, `caseId`,
+`outcome`, `score`) with the record it was graded from (its `usage`,
+`latencyMs` and `cost`), or None when it has none. The rules:
+
+* **Outcomes.** A sample in `error` is an infrastructure failure: counted
+  (`errors`), never in a rate, a score or a latency. The other samples are
+  *graded*.
+* **Pass rate and mean score** are means over cases (the unit of SPEC §8.5):
+  a case's pass rate is the share of its graded samples that pass, its score
+  the mean of its graded samples' scores; the group's figure is the mean
+  over the cases that have one, with the interval of stats/intervals.py.
+  With K ≥ 2 repeats, pass@k and pass^K (stats/passk.py).
+* **Tokens** are the records' `usage` counts, summed over every sample,
+  errors included (a failed sample may have been billed); a count that is
+  missing or not an integer adds nothing.
+* **Latency** percentiles (p50, p90, p99; linear interpolation between order
+  statistics, as numpy's default) are over the graded samples.
+* **Cost.** A sample's cost is its record's `cost`: USD at the run's price,
+  `null` when the price is unknown (and for a sample with no record). A
+  group's cost is the sum of its samples' costs when every one is known,
+  else `null`: unknown, never a partial sum and never 0.
+* **Rounding**: every figure a user sees is rounded to DIGITS decimals, by
+  `rounded`, here.
+
+Python's `statistics` does the arithmetic: one pass over the rows groups
+them by case, and a summary of 25,000 samples takes ~0.1 s, less than
+polars takes to import (docs/decisions.md, "Grading and summaries").
+"""
+
+from __future__ import annotations
+
+from statistics import quantiles
+from typing import Iterable, Sequence
+
+from trunchbull.stats.intervals import Moments, mean_interval
+from trunchbull.stats.passk import pass_at_k, pass_hat_k
+
+DIGITS = 6
+PERCENTILES = (50, 90, 99)
+TOKEN_KEYS = (("input", "inputTokens"), ("output", "outputTokens"), ("total", "totalTokens"))
+
+
+def rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, DIGITS)
+
+
+def rounded_interval(moments: Moments) -> list[float] | None:
+    """The interval of stats/intervals.py, rounded; None without cases."""
+    interval = mean_interval(moments)
+    return None if interval is None else [round(interval.low, DIGITS), round(interval.high, DIGITS)]
+
+
+# One sample's record, read by the same rules everywhere (the exports too).
+
+
+NO_TOKENS: tuple[None, None, None] = (None, None, None)
+
+
+def sample_tokens(record: dict | None) -> tuple[int | None, int | None, int | None]:
+    """(input, output, total) tokens of a sample; None where the record has no integer count."""
+    usage = record.get("usage") if record is not None else None
+    if type(usage) is not dict:
+        return NO_TOKENS
+    i, o, t = usage.get("inputTokens"), usage.get("outputTokens"), usage.get("totalTokens")
+    return (i if type(i) is int else None, o if type(o) is int else None, t if type(t) is int else None)
+
+
+def sample_cost(record: dict | None) -> float | None:
+    """A sample's cost in USD; None (unknown) when its record has none."""
+    cost = record.get("cost") if record is not None else None
+    return float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
+
+
+def sample_latency(record: dict | None) -> float | None:
+    """A sample's latency in ms (as recorded: an int or a float); None when not recorded."""
+    latency = record.get("latencyMs") if record is not None else None
+    return latency if type(latency) in (int, float) else None
+
+
+class CaseTally:
+    """One case's samples in one run."""
+
+    __slots__ = (
+        "eval_id",
+        "samples",
+        "graded",
+        "passed",
+        "scored",
+        "score_sum",
+        "score_squares",
+        "input_tokens",
+        "output_tokens",
+        "total_tokens",
+        "cost",
+        "cost_known",
+        "latencies",
+    )
+
+    def __init__(self, eval_id: str) -> None:
+        self.eval_id = eval_id
+        self.samples = self.graded = self.passed = self.scored = 0  # graded: not in error; scored: with a score
+        self.score_sum = self.score_squares = 0.0
+        self.input_tokens = self.output_tokens = self.total_tokens = 0
+        self.cost = 0.0
+        self.cost_known = True
+        self.latencies: list[float] | None = None  # of the graded samples
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.graded if self.graded else None
+
+    @property
+    def score(self) -> float | None:
+        """The mean of the graded samples' scores."""
+        return self.score_sum / self.scored if self.scored else None
+
+    def add(self, outcome: str, score: float | None, record: dict | None) -> None:
+        """One sample: its graded outcome and score, and its record (read as
+        sample_tokens, sample_cost and sample_latency read it, inlined: this
+        runs once per sample)."""
+        self.samples += 1
+        if record is None:
+            self.cost_known = False
+            usage = cost = latency = None
+        else:
+            usage, cost, latency = record.get("usage"), record.get("cost"), record.get("latencyMs")
+            if type(usage) is dict:
+                count = usage.get("inputTokens")
+                if type(count) is int:
+                    self.input_tokens += count
+                count = usage.get("outputTokens")
+                if type(count) is int:
+                    self.output_tokens += count
+                count = usage.get("totalTokens")
+                if type(count) is int:
+                    self.total_tokens += count
+            if type(cost) is float or type(cost) is int:
+                self.cost += cost
+            else:
+                self.cost_known = False
+        if outcome == "error":
+            return
+        self.graded += 1
+        if outcome == "pass":
+            self.passed += 1
+        if score is not None:
+            self.scored += 1
+            self.score_sum += score
+            self.score_squares += score * score
+        if type(latency) is float or type(latency) is int:
+            if self.latencies is None:
+                self.latencies = [float(latency)]
+            else:
+                self.latencies.append(float(latency))
+
+
+def tally_cases(
+    results: Sequence[dict], records: Sequence[dict | None] | None = None
+) -> dict[tuple[str, str], CaseTally]:
+    """(eval ID, case ID) → its tally, in the rows' (release) order;
+    `records`: each result's record (or a mapping with its usage, latencyMs
+    and cost), None where it has none."""
+    cases: dict[tuple[str, str], CaseTally] = {}
+    get = cases.get
+    for i, row in enumerate(results):
+        key = (row["evalId"], row["caseId"])
+        case = get(key)
+        if case is None:
+            case = cases[key] = CaseTally(row["evalId"])
+        case.add(row["outcome"], row.get("score"), records[i] if records is not None else None)
+    return cases
+
+
+def pass_moments(cases: Iterable[CaseTally]) -> Moments:
+    """The pass rate's moments (intervals.py) over the cases with a graded sample."""
+    return Moments.of_cases((c.graded, c.passed, c.passed) for c in cases if c.graded)
+
+
+def score_moments(cases: Iterable[CaseTally]) -> Moments:
+    """The mean score's moments over the cases with a scored sample."""
+    return Moments.of_cases((c.scored, c.score_sum, c.score_squares) for c in cases if c.scored)
+
+
+def tokens(cases: Iterable[CaseTally]) -> dict[str, int]:
+    totals = {"input": 0, "output": 0, "total": 0}
+    for case in cases:
+        totals["input"] += case.input_tokens
+        totals["output"] += case.output_tokens
+        totals["total"] += case.total_tokens
+    return totals
+
+
+def cost(cases: Iterable[CaseTally]) -> float | None:
+    """The group's cost: the sum when every sample's cost is known, else None."""
+    total = 0.0
+    for case in cases:
+        if not case.cost_known:
+            return None
+        total += case.cost
+    return round(total, DIGITS)
+
+
+def percentiles(values: list[float]) -> dict[str, float | None]:
+    keys = [f"p{p}" for p in PERCENTILES]
+    if len(values) < 2:
+        only = values[0] if values else None
+        return {key: rounded(only) for key in keys}
+    cuts = quantiles(values, n=100, method="inclusive")  # linear interpolation between order statistics
+    return {key: rounded(cuts[p - 1]) for key, p in zip(keys, PERCENTILES)}
+
+
+def rates(cases: Sequence[CaseTally]) -> dict:
+    """The pass rate and the mean score over cases, with their intervals."""
+    passes, scores = pass_moments(cases), score_moments(cases)
+    return {
+        "passRate": rounded(passes.mean),
+        "passRateCI": rounded_interval(passes),
+        "meanScore": rounded(scores.mean),
+        "meanScoreCI": rounded_interval(scores),
+    }
+
+
+def group_statistics(cases: Sequence[CaseTally], repeats: int = 1) -> dict:
+    """A group's figures (summary.json's shape): counts, the pass rate and the
+    mean score with their intervals, tokens, cost, latency percentiles, and
+    with repeats ≥ 2 pass@k and pass^K."""
+    samples = graded = passed = tokens_in = tokens_out = tokens_total = 0
+    total_cost, cost_known = 0.0, True
+    latencies: list[float] = []
+    for case in cases:  # one pass for the sums (tokens() and cost() by the same rules)
+        samples += case.samples
+        graded += case.graded
+        passed += case.passed
+        tokens_in += case.input_tokens
+        tokens_out += case.output_tokens
+        tokens_total += case.total_tokens
+        total_cost += case.cost
+        cost_known = cost_known and case.cost_known
+        if case.latencies is not None:
+            latencies += case.latencies
+    out = {
+        "samples": samples,
+        "cases": len(cases),
+        "passed": passed,
+        "failed": graded - passed,
+        "errors": samples - graded,
+        **rates(cases),
+        "tokens": {"input": tokens_in, "output": tokens_out, "total": tokens_total},
+        "cost": round(total_cost, DIGITS) if cost_known else None,
+        "latencyMs": percentiles(latencies),
+    }
+    if repeats >= 2:
+        counts = [(case.graded, case.passed) for case in cases]
+        out["passAtK"] = {k: rounded(v) for k, v in pass_at_k(counts, repeats).items()}
+        out["passHatK"] = rounded(pass_hat_k(counts, repeats))
+    return out
+
+
+def eval_groups(cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = ()) -> dict[str, list[CaseTally]]:
+    """Eval ID → its cases: the evals of `order` first (those with cases), then the others as they come."""
+    groups: dict[str, list[CaseTally]] = {eval_id: [] for eval_id in order}
+    for (eval_id, _), case in cases.items():
+        groups.setdefault(eval_id, []).append(case)
+    return {eval_id: group for eval_id, group in groups.items() if group}
