@@ -29,8 +29,8 @@ and 1 at m = 1. Wilson's own interval holds the true rate in 95% of evals on
 average over p but not at every p: with few cases its coverage dips to 82%
 (2 cases) and 84% (10 cases, p just below its lower bound for 1 pass). The
 corrected interval holds it in at least 94.7% at every p for every n
-(tests/stats enumerates the binomial outcomes exactly); it costs ~9% of
-width at 30 cases, ~5% at 100 and ~2% at 1,000 (docs/decisions.md).
+(tests/stats enumerates the binomial outcomes exactly); it costs 9–11% of
+width at 30 cases, 5–6% at 100 and ~2% at 1,000 (docs/decisions.md).
 
 Miller (2024), "Adding Error Bars to Evals" (arXiv:2411.00640), argues for
 clustered standard errors over cases; Wilson's score form keeps the

@@ -25,12 +25,14 @@ Why not the square-and-add over the two runs' own intervals (Newcombe's
 method 10)? Its coverage at small n is far below 95% where it matters most:
 with B fixing some cases and breaking none, the runs agree on most cases, r
 is estimated near 1 and the interval is too narrow when few fixes happen to
-be drawn (exactly 87.6% at 3 cases, 90.8% at 6, 93.8% at 100). Bounding the
-fixes and the breaks separately, an interval holds the true difference in
-at least 96% of evals for every pair of pass rates whose outcomes are
-independent or positively associated, at every n ≥ 2 (tests/stats
-enumerates the 2×2 tables exactly), and in at least 92% for any joint
-distribution at all (two models that fail exactly each other's cases).
+be drawn (exactly 84% at 3 cases, 90% at 10, 92% at 30, 93% at 100).
+Bounding the fixes and the breaks separately, the interval holds the true
+difference in at least 95% of evals for every joint distribution whose
+outcomes are independent or positively associated, at every n ≥ 2, and in
+at least 93% for any joint distribution at all from 5 cases (90% at 2 cases
+when the two models fail exactly each other's cases); tests/stats
+enumerates the 2×2 tables exactly. docs/decisions.md has what it costs in
+width.
 
 The standard error (for power and the minimum detectable difference) is
 the paired one, sd(d)/√n, over the d's with half a pseudo-case at −1, 0, 0
