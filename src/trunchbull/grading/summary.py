@@ -11,7 +11,7 @@ from typing import Sequence
 
 from trunchbull.release.manifest import Manifest
 from trunchbull.stats.quantiles import CONFIDENCE, Z95
-from trunchbull.stats.run_stats import DIGITS, eval_groups, group_statistics, tally_cases
+from trunchbull.stats.run_stats import DIGITS, grouped, tally_cases
 
 METHOD = {
     "unit": "case (a case's mean over its graded repeats is one observation)",
@@ -28,13 +28,10 @@ def summarize(
     """`results`: graded rows (caseId, evalId, outcome, score); `records`:
     per row, the record it was graded from (its usage, latencyMs and cost
     are read), None where there is none."""
-    cases = tally_cases(results, records)
-    groups = eval_groups(cases, manifest.eval_ids)
-    evals = {eval_id: group_statistics(group, repeats) for eval_id, group in groups.items()}
-    if len(evals) == 1:
-        overall = next(iter(evals.values()))  # one eval: the same samples, the same cases
-    else:
-        overall = group_statistics(list(cases.values()), repeats)
+    groups, everything = grouped(tally_cases(results, records), manifest.eval_ids)
+    evals = {eval_id: group.statistics(repeats) for eval_id, group in groups.items()}
+    # one eval: the same samples, the same cases
+    overall = next(iter(evals.values())) if len(evals) == 1 else everything.statistics(repeats)
     return {
         "release": {
             "title": manifest.title,

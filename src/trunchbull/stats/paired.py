@@ -43,7 +43,7 @@ the side of 0, which is below 0.05 exactly when the 95% interval excludes 0.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import sqrt
 from typing import Sequence
 
@@ -64,12 +64,45 @@ class PairedDifference:
     mdd80: float  # the smallest true difference this many cases would detect 4 times in 5
 
 
-def _correlation(n: int, sum_u: float, sum_uu: float, sum_v: float, sum_vv: float) -> float:
+@dataclass(slots=True)
+class PairSums:
+    """What the paired statistics need of n pairs (a, b) of case means:
+    the sums of a and b, and the moments (intervals.py) of the gains u and
+    the losses v. Additive: a larger group is the merge of its parts."""
+
+    sum_a: float = 0.0
+    sum_b: float = 0.0
+    gains: Moments = field(default_factory=Moments)
+    losses: Moments = field(default_factory=Moments)
+
+    @classmethod
+    def of(cls, a: Sequence[float], b: Sequence[float], weights: Sequence[int] | None = None) -> PairSums:
+        """`a`, `b`: the case means of the shared cases, in the same order;
+        `weights`: per case, the samples its difference rests on (the fewer
+        of its graded samples in the two runs; 1 each when None)."""
+        k = [1] * len(a) if weights is None else [max(w, 1) for w in weights]
+        u = [max(y - x, 0.0) for x, y in zip(a, b)]
+        v = [max(x - y, 0.0) for x, y in zip(a, b)]
+        return cls(
+            sum(a),
+            sum(b),
+            Moments.of_cases((w, w * g, w * g * g) for w, g in zip(k, u)),
+            Moments.of_cases((w, w * g, w * g * g) for w, g in zip(k, v)),
+        )
+
+    def merge(self, other: PairSums) -> None:
+        self.sum_a += other.sum_a
+        self.sum_b += other.sum_b
+        self.gains.merge(other.gains)
+        self.losses.merge(other.losses)
+
+
+def _correlation(gains: Moments, losses: Moments) -> float:
     """corr(u, v) with half a pseudo-case at (0, 0), (1, 0) and (0, 1); u·v = 0 in every case."""
-    w = n + 1.5
-    mean_u, mean_v = (sum_u + 0.5) / w, (sum_v + 0.5) / w
-    var_u = (sum_uu + 0.5) / w - mean_u * mean_u  # the pseudo-cases make both positive
-    var_v = (sum_vv + 0.5) / w - mean_v * mean_v
+    w = gains.cases + 1.5
+    mean_u, mean_v = (gains.sum_x + 0.5) / w, (losses.sum_x + 0.5) / w
+    var_u = (gains.sum_xx + 0.5) / w - mean_u * mean_u  # the pseudo-cases make both positive
+    var_v = (losses.sum_xx + 0.5) / w - mean_v * mean_v
     return max(-1.0, -mean_u * mean_v / sqrt(var_u * var_v))
 
 
@@ -83,35 +116,27 @@ def paired_standard_error(n: int, sum_d: float, sum_dd: float) -> float:
 def paired_difference(
     a: Sequence[float], b: Sequence[float], weights: Sequence[int] | None = None, confidence: float = CONFIDENCE
 ) -> PairedDifference | None:
-    """`a`, `b`: the case means of the shared cases, in the same order;
-    `weights`: per case, the samples its difference rests on (the fewer of
-    its graded samples in the two runs; 1 each when None). None without cases."""
-    n = len(a)
+    """B − A over the shared cases (PairSums.of's arguments); None without cases."""
+    return paired_from_sums(PairSums.of(a, b, weights), confidence)
+
+
+def paired_from_sums(sums: PairSums, confidence: float = CONFIDENCE) -> PairedDifference | None:
+    gains, losses = sums.gains, sums.losses
+    n = gains.cases
     if n == 0:
         return None
-    gains, losses = Moments(), Moments()
-    sum_u = sum_uu = sum_v = sum_vv = 0.0
-    for i, (x, y) in enumerate(zip(a, b)):
-        k = 1 if weights is None else max(weights[i], 1)
-        u, v = max(y - x, 0.0), max(x - y, 0.0)
-        gains.add_case(k, k * u, k * u * u)
-        losses.add_case(k, k * v, k * v * v)
-        sum_u += u
-        sum_uu += u * u
-        sum_v += v
-        sum_vv += v * v
-    mean_u, mean_v = sum_u / n, sum_v / n
     iu, iv = mean_interval(gains, confidence), mean_interval(losses, confidence)
     assert iu is not None and iv is not None
-    r = _correlation(n, sum_u, sum_uu, sum_v, sum_vv)
-    mean_a, mean_b = sum(a) / n, sum(b) / n
+    r = _correlation(gains, losses)
+    mean_u, mean_v = gains.sum_x / n, losses.sum_x / n
+    mean_a, mean_b = sums.sum_a / n, sums.sum_b / n
     d = mean_b - mean_a  # = mean_u − mean_v
     down_u, up_v = mean_u - iu.low, iv.high - mean_v
     up_u, down_v = iu.high - mean_u, mean_v - iv.low
     low = d - sqrt(max(down_u**2 + up_v**2 - 2 * r * down_u * up_v, 0.0))
     high = d + sqrt(max(up_u**2 + down_v**2 - 2 * r * up_u * down_v, 0.0))
     low, high = max(-1.0, min(low, d)), min(1.0, max(high, d))
-    se = paired_standard_error(n, sum_u - sum_v, sum_uu + sum_vv)
+    se = paired_standard_error(n, gains.sum_x - losses.sum_x, gains.sum_xx + losses.sum_xx)
     return PairedDifference(
         n, mean_a, mean_b, d, low, high, se, _p_value(d, low, high, confidence), minimum_detectable_difference(se)
     )

@@ -119,90 +119,59 @@ class CaseTally:
         """The mean of the graded samples' scores."""
         return self.score_sum / self.scored if self.scored else None
 
-    def add(self, outcome: str, score: float | None, record: dict | None) -> None:
-        """One sample: its graded outcome and score, and its record (read as
-        sample_tokens, sample_cost and sample_latency read it, inlined: this
-        runs once per sample)."""
-        self.samples += 1
-        if record is None:
-            self.cost_known = False
-            usage = cost = latency = None
-        else:
-            usage, cost, latency = record.get("usage"), record.get("cost"), record.get("latencyMs")
-            if type(usage) is dict:
-                count = usage.get("inputTokens")
-                if type(count) is int:
-                    self.input_tokens += count
-                count = usage.get("outputTokens")
-                if type(count) is int:
-                    self.output_tokens += count
-                count = usage.get("totalTokens")
-                if type(count) is int:
-                    self.total_tokens += count
-            if type(cost) is float or type(cost) is int:
-                self.cost += cost
-            else:
-                self.cost_known = False
-        if outcome == "error":
-            return
-        self.graded += 1
-        if outcome == "pass":
-            self.passed += 1
-        if score is not None:
-            self.scored += 1
-            self.score_sum += score
-            self.score_squares += score * score
-        if type(latency) is float or type(latency) is int:
-            if self.latencies is None:
-                self.latencies = [float(latency)]
-            else:
-                self.latencies.append(float(latency))
-
 
 def tally_cases(
     results: Sequence[dict], records: Sequence[dict | None] | None = None
 ) -> dict[tuple[str, str], CaseTally]:
     """(eval ID, case ID) → its tally, in the rows' (release) order;
     `records`: each result's record (or a mapping with its usage, latencyMs
-    and cost), None where it has none."""
+    and cost), None where it has none. Each record is read as sample_tokens,
+    sample_cost and sample_latency read it, inlined: this runs once per sample."""
     cases: dict[tuple[str, str], CaseTally] = {}
     get = cases.get
-    for i, row in enumerate(results):
-        key = (row["evalId"], row["caseId"])
+    for row, record in zip(results, [None] * len(results) if records is None else records, strict=True):
+        eval_id = row["evalId"]
+        key = (eval_id, row["caseId"])
         case = get(key)
         if case is None:
-            case = cases[key] = CaseTally(row["evalId"])
-        case.add(row["outcome"], row.get("score"), records[i] if records is not None else None)
+            case = cases[key] = CaseTally(eval_id)
+        case.samples += 1
+        if record is None:
+            case.cost_known = False
+            latency = None
+        else:
+            usage, cost, latency = record.get("usage"), record.get("cost"), record.get("latencyMs")
+            if type(usage) is dict:
+                count = usage.get("inputTokens")
+                if type(count) is int:
+                    case.input_tokens += count
+                count = usage.get("outputTokens")
+                if type(count) is int:
+                    case.output_tokens += count
+                count = usage.get("totalTokens")
+                if type(count) is int:
+                    case.total_tokens += count
+            if type(cost) is float or type(cost) is int:
+                case.cost += cost
+            else:
+                case.cost_known = False
+        outcome = row["outcome"]
+        if outcome == "error":
+            continue
+        case.graded += 1
+        if outcome == "pass":
+            case.passed += 1
+        score = row.get("score")
+        if score is not None:
+            case.scored += 1
+            case.score_sum += score
+            case.score_squares += score * score
+        if type(latency) is float or type(latency) is int:
+            if case.latencies is None:
+                case.latencies = [float(latency)]
+            else:
+                case.latencies.append(float(latency))
     return cases
-
-
-def pass_moments(cases: Iterable[CaseTally]) -> Moments:
-    """The pass rate's moments (intervals.py) over the cases with a graded sample."""
-    return Moments.of_cases((c.graded, c.passed, c.passed) for c in cases if c.graded)
-
-
-def score_moments(cases: Iterable[CaseTally]) -> Moments:
-    """The mean score's moments over the cases with a scored sample."""
-    return Moments.of_cases((c.scored, c.score_sum, c.score_squares) for c in cases if c.scored)
-
-
-def tokens(cases: Iterable[CaseTally]) -> dict[str, int]:
-    totals = {"input": 0, "output": 0, "total": 0}
-    for case in cases:
-        totals["input"] += case.input_tokens
-        totals["output"] += case.output_tokens
-        totals["total"] += case.total_tokens
-    return totals
-
-
-def cost(cases: Iterable[CaseTally]) -> float | None:
-    """The group's cost: the sum when every sample's cost is known, else None."""
-    total = 0.0
-    for case in cases:
-        if not case.cost_known:
-            return None
-        total += case.cost
-    return round(total, DIGITS)
 
 
 def percentiles(values: list[float]) -> dict[str, float | None]:
@@ -214,51 +183,110 @@ def percentiles(values: list[float]) -> dict[str, float | None]:
     return {key: rounded(cuts[p - 1]) for key, p in zip(keys, PERCENTILES)}
 
 
-def rates(cases: Sequence[CaseTally]) -> dict:
-    """The pass rate and the mean score over cases, with their intervals."""
-    passes, scores = pass_moments(cases), score_moments(cases)
-    return {
-        "passRate": rounded(passes.mean),
-        "passRateCI": rounded_interval(passes),
-        "meanScore": rounded(scores.mean),
-        "meanScoreCI": rounded_interval(scores),
-    }
+class GroupTally:
+    """A group of cases (an eval, a run, the cases a leaderboard shares),
+    summed: additive, so a larger group is the merge of its parts."""
 
+    __slots__ = (
+        "cases",
+        "samples",
+        "graded",
+        "passed",
+        "input_tokens",
+        "output_tokens",
+        "total_tokens",
+        "cost",
+        "cost_known",
+        "latencies",
+        "counts",
+        "passes",
+        "scores",
+    )
 
-def group_statistics(cases: Sequence[CaseTally], repeats: int = 1) -> dict:
-    """A group's figures (summary.json's shape): counts, the pass rate and the
-    mean score with their intervals, tokens, cost, latency percentiles, and
-    with repeats ≥ 2 pass@k and pass^K."""
-    samples = graded = passed = tokens_in = tokens_out = tokens_total = 0
-    total_cost, cost_known = 0.0, True
-    latencies: list[float] = []
-    for case in cases:  # one pass for the sums (tokens() and cost() by the same rules)
-        samples += case.samples
-        graded += case.graded
-        passed += case.passed
-        tokens_in += case.input_tokens
-        tokens_out += case.output_tokens
-        tokens_total += case.total_tokens
-        total_cost += case.cost
-        cost_known = cost_known and case.cost_known
-        if case.latencies is not None:
-            latencies += case.latencies
-    out = {
-        "samples": samples,
-        "cases": len(cases),
-        "passed": passed,
-        "failed": graded - passed,
-        "errors": samples - graded,
-        **rates(cases),
-        "tokens": {"input": tokens_in, "output": tokens_out, "total": tokens_total},
-        "cost": round(total_cost, DIGITS) if cost_known else None,
-        "latencyMs": percentiles(latencies),
-    }
-    if repeats >= 2:
-        counts = [(case.graded, case.passed) for case in cases]
-        out["passAtK"] = {k: rounded(v) for k, v in pass_at_k(counts, repeats).items()}
-        out["passHatK"] = rounded(pass_hat_k(counts, repeats))
-    return out
+    def __init__(self) -> None:
+        self.cases = self.samples = self.graded = self.passed = 0
+        self.input_tokens = self.output_tokens = self.total_tokens = 0
+        self.cost = 0.0
+        self.cost_known = True
+        self.latencies: list[float] = []
+        self.counts: list[tuple[int, int]] = []  # per case: (graded, passed), for pass@k
+        self.passes = Moments()  # the pass rate's, over the cases with a graded sample
+        self.scores = Moments()  # the mean score's, over the cases with a scored sample
+
+    @classmethod
+    def of(cls, cases: Sequence[CaseTally]) -> GroupTally:
+        group = cls()
+        samples = graded = passed = tokens_in = tokens_out = tokens_total = 0
+        cost, cost_known = 0.0, True
+        latencies, counts = group.latencies, group.counts
+        for case in cases:
+            samples += case.samples
+            graded += case.graded
+            passed += case.passed
+            tokens_in += case.input_tokens
+            tokens_out += case.output_tokens
+            tokens_total += case.total_tokens
+            cost += case.cost
+            cost_known = cost_known and case.cost_known
+            if case.latencies is not None:
+                latencies += case.latencies
+            counts.append((case.graded, case.passed))
+        group.cases, group.samples, group.graded, group.passed = len(cases), samples, graded, passed
+        group.input_tokens, group.output_tokens, group.total_tokens = tokens_in, tokens_out, tokens_total
+        group.cost, group.cost_known = cost, cost_known
+        group.passes = Moments.of_cases((c.graded, c.passed, c.passed) for c in cases if c.graded)
+        group.scores = Moments.of_cases((c.scored, c.score_sum, c.score_squares) for c in cases if c.scored)
+        return group
+
+    @classmethod
+    def merged(cls, parts: Iterable[GroupTally]) -> GroupTally:
+        group = cls()
+        for part in parts:
+            for name in ("cases", "samples", "graded", "passed", "input_tokens", "output_tokens", "total_tokens"):
+                setattr(group, name, getattr(group, name) + getattr(part, name))
+            group.cost += part.cost
+            group.cost_known = group.cost_known and part.cost_known
+            group.latencies += part.latencies
+            group.counts += part.counts
+            group.passes.merge(part.passes)
+            group.scores.merge(part.scores)
+        return group
+
+    def tokens(self) -> dict[str, int]:
+        return {"input": self.input_tokens, "output": self.output_tokens, "total": self.total_tokens}
+
+    def total_cost(self) -> float | None:
+        """The sum of the samples' costs when every one is known, else None (unknown)."""
+        return round(self.cost, DIGITS) if self.cost_known else None
+
+    def rates(self) -> dict:
+        """The pass rate and the mean score over cases, with their intervals."""
+        return {
+            "passRate": rounded(self.passes.mean),
+            "passRateCI": rounded_interval(self.passes),
+            "meanScore": rounded(self.scores.mean),
+            "meanScoreCI": rounded_interval(self.scores),
+        }
+
+    def statistics(self, repeats: int = 1) -> dict:
+        """summary.json's figures of a group: counts, the pass rate and the
+        mean score with their intervals, tokens, cost, latency percentiles,
+        and with repeats ≥ 2 pass@k and pass^K."""
+        out = {
+            "samples": self.samples,
+            "cases": self.cases,
+            "passed": self.passed,
+            "failed": self.graded - self.passed,
+            "errors": self.samples - self.graded,
+            **self.rates(),
+            "tokens": self.tokens(),
+            "cost": self.total_cost(),
+            "latencyMs": percentiles(self.latencies),
+        }
+        if repeats >= 2:
+            out["passAtK"] = {k: rounded(v) for k, v in pass_at_k(self.counts, repeats).items()}
+            out["passHatK"] = rounded(pass_hat_k(self.counts, repeats))
+        return out
 
 
 def eval_groups(cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = ()) -> dict[str, list[CaseTally]]:
@@ -267,3 +295,12 @@ def eval_groups(cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = 
     for (eval_id, _), case in cases.items():
         groups.setdefault(eval_id, []).append(case)
     return {eval_id: group for eval_id, group in groups.items() if group}
+
+
+def grouped(
+    cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = ()
+) -> tuple[dict[str, GroupTally], GroupTally]:
+    """Each eval's group (`order` first, as eval_groups) and the overall
+    group, their merge: the one way every command sums a run's cases."""
+    evals = {eval_id: GroupTally.of(group) for eval_id, group in eval_groups(cases, order).items()}
+    return evals, GroupTally.merged(evals.values())

@@ -8,14 +8,14 @@ from trunchbull.common.diagnostics import UsageError
 from trunchbull.report.compare.paired import compare_results
 from trunchbull.report.run_cases import run_cases
 from trunchbull.rundir.reader import RunDirectory
-from trunchbull.stats.run_stats import CaseTally, group_statistics
+from trunchbull.stats.run_stats import CaseTally, grouped
 
 RUN_FIGURES = ("samples", "errors", "passRate", "passRateCI", "meanScore", "meanScoreCI", "tokens", "cost")
 
 
 def describe_run(run: RunDirectory, cases: dict[tuple[str, str], CaseTally]) -> dict:
     release = run.meta.get("release") or {}
-    figures = group_statistics(list(cases.values()))
+    figures = grouped(cases, run.summary["evals"])[1].statistics()
     return {
         "runDir": str(run.path),
         "model": run.model,

@@ -24,9 +24,9 @@ from trunchbull.common.diagnostics import UsageError
 from trunchbull.report.run_cases import run_cases
 from trunchbull.rundir.reader import RunDirectory
 from trunchbull.stats.multiple import holm
-from trunchbull.stats.paired import PairedDifference, paired_difference
+from trunchbull.stats.paired import PairedDifference, PairSums, paired_from_sums
 from trunchbull.stats.quantiles import CONFIDENCE
-from trunchbull.stats.run_stats import DIGITS, CaseTally, cost, rates, rounded, tokens
+from trunchbull.stats.run_stats import DIGITS, CaseTally, GroupTally, rounded
 
 ALPHA = 1 - CONFIDENCE
 OVERALL = "overall"
@@ -49,70 +49,75 @@ def labels(runs: list[RunDirectory]) -> list[str]:
     return [m if models.count(m) == 1 else f"{m} ({r.path.name})" for m, r in zip(models, runs)]
 
 
-def shared_groups(tallies: list[Tallies]) -> dict[str, list[Key]]:
-    """Each eval's cases that every run has (in the first run's order), and
-    `overall`: all of them."""
-    keys = [key for key in tallies[0] if all(key in t for t in tallies[1:])]
-    groups: dict[str, list[Key]] = {}
-    for key in keys:
-        groups.setdefault(key[0], []).append(key)
-    groups[OVERALL] = keys
-    return groups
+def shared_cases(tallies: list[Tallies]) -> list[dict[str, list[CaseTally]]]:
+    """Per run, eval ID → its tallies of the cases every run has, in the
+    first run's order (the same cases at the same positions in every run)."""
+    common = set(tallies[0]).intersection(*tallies[1:])
+    keys = [key for key in tallies[0] if key in common]
+    out: list[dict[str, list[CaseTally]]] = []
+    for t in tallies:
+        groups: dict[str, list[CaseTally]] = {}
+        for key in keys:
+            groups.setdefault(key[0], []).append(t[key])
+        out.append(groups)
+    return out
 
 
-def cell(cases: list[CaseTally]) -> dict:
-    return {
-        "cases": len(cases),
-        "samples": sum(c.samples for c in cases),
-        "graded": sum(c.graded for c in cases),
-        **rates(cases),
-    }
+def cell(group: GroupTally) -> dict:
+    return {"cases": group.cases, "samples": group.samples, "graded": group.graded, **group.rates()}
 
 
-def rank_order(cells: list[dict[str, dict]], names: list[str]) -> list[int]:
+def rank_order(overall: list[GroupTally], names: list[str]) -> list[int]:
     """The runs' indices, best first: overall mean score, then pass rate, then name."""
 
     def key(i: int) -> tuple:
-        o = cells[i][OVERALL]
+        o = overall[i].rates()
         return (-(o["meanScore"] if o["meanScore"] is not None else -1), -(o["passRate"] or 0.0), names[i])
 
-    return sorted(range(len(cells)), key=key)
+    return sorted(range(len(overall)), key=key)
 
 
-def against(best: Tallies, other: Tallies, keys: list[Key]) -> PairedDifference | None:
-    """`other` − `best` over the cases of `keys` that both scored."""
-    pairs = [(best[k], other[k]) for k in keys if best[k].scored and other[k].scored]
-    return paired_difference(
-        [a.score for a, _ in pairs],  # type: ignore[misc]  # both scored
-        [b.score for _, b in pairs],  # type: ignore[misc]
+def against(best: list[CaseTally], other: list[CaseTally]) -> PairSums:
+    """The paired sums of `other` − `best` over the cases (at the same positions) both scored."""
+    pairs = [(a, b) for a, b in zip(best, other) if a.scored and b.scored]
+    return PairSums.of(
+        [a.score_sum / a.scored for a, _ in pairs],
+        [b.score_sum / b.scored for _, b in pairs],
         [min(a.scored, b.scored) for a, b in pairs],
     )
 
 
-def versus_best(tallies: list[Tallies], order: list[int], groups: dict[str, list[Key]]) -> dict[int, dict[str, dict]]:
-    """Per run below the best, per group: its paired difference from the
-    best, Holm-corrected over the runs of the group, and its verdict."""
+def versus_best(cases: list[dict[str, list[CaseTally]]], order: list[int]) -> dict[int, dict[str, dict]]:
+    """Per run below the best, per eval and overall: its paired difference
+    from the best, Holm-corrected over the runs of the column, and its verdict."""
     best, others = order[0], order[1:]
+    sums = {i: {e: against(cases[best][e], cases[i][e]) for e in cases[best]} for i in others}
+    for i in others:
+        total = PairSums()
+        for part in sums[i].values():
+            total.merge(part)
+        sums[i][OVERALL] = total
     versus: dict[int, dict[str, dict]] = {i: {} for i in others}
-    for group, keys in groups.items():
-        results = {i: against(tallies[best], tallies[i], keys) for i in others}
+    for group in [*cases[best], OVERALL]:
+        results = {i: paired_from_sums(sums[i][group]) for i in others}
         tested = [i for i in others if results[i] is not None]
         adjusted = dict(zip(tested, holm([results[i].p_value for i in tested])))  # type: ignore[union-attr]
         for i in others:
-            r = results[i]
-            if r is None:
-                versus[i][group] = {"n": 0, "difference": None, "ci": None, "pValue": None, "verdict": None}
-                continue
-            below = adjusted[i] < ALPHA and r.difference < 0
-            versus[i][group] = {
-                "n": r.n,
-                "difference": rounded(r.difference),
-                "ci": [rounded(r.low), rounded(r.high)],
-                "pValue": rounded(r.p_value),
-                "holmP": rounded(adjusted[i]),
-                "verdict": "below" if below else "indistinguishable",
-            }
+            versus[i][group] = _versus(results[i], adjusted.get(i))
     return versus
+
+
+def _versus(r: PairedDifference | None, holm_p: float | None) -> dict:
+    if r is None or holm_p is None:
+        return {"n": 0, "difference": None, "ci": None, "pValue": None, "verdict": None}
+    return {
+        "n": r.n,
+        "difference": rounded(r.difference),
+        "ci": [rounded(r.low), rounded(r.high)],
+        "pValue": rounded(r.p_value),
+        "holmP": rounded(holm_p),
+        "verdict": "below" if holm_p < ALPHA and r.difference < 0 else "indistinguishable",
+    }
 
 
 def build_board(runs: list[RunDirectory]) -> dict:
@@ -120,17 +125,19 @@ def build_board(runs: list[RunDirectory]) -> dict:
         raise UsageError("a leaderboard needs at least two run directories")
     names = labels(runs)
     tallies = [run_cases(run) for run in runs]
-    groups = shared_groups(tallies)
-    if not groups[OVERALL]:
+    cases = shared_cases(tallies)
+    if not cases[0]:
         raise UsageError("the runs share no case (by case ID and eval): there is nothing to rank")
-    eval_order = [g for g in groups if g != OVERALL]
-    cells = [{group: cell([t[k] for k in keys]) for group, keys in groups.items()} for t in tallies]
-    order = rank_order(cells, names)
-    versus = versus_best(tallies, order, groups)
-    shared = set(groups[OVERALL])
+    eval_order = list(cases[0])
+    groups = [{e: GroupTally.of(part) for e, part in run.items()} for run in cases]
+    for run_groups in groups:
+        run_groups[OVERALL] = GroupTally.merged(run_groups.values())
+    order = rank_order([g[OVERALL] for g in groups], names)
+    versus = versus_best(cases, order)
+    shared = sum(len(part) for part in cases[0].values())
     models = []
     for rank, i in enumerate(order, 1):
-        kept = [tallies[i][k] for k in groups[OVERALL]]
+        overall = groups[i][OVERALL]
         models.append(
             {
                 "rank": rank,
@@ -138,20 +145,20 @@ def build_board(runs: list[RunDirectory]) -> dict:
                 "runDir": str(runs[i].path),
                 "release": runs[i].digest,
                 "verdict": "best" if rank == 1 else versus[i][OVERALL]["verdict"],
-                "overall": cells[i][OVERALL],
-                "evals": {e: cells[i][e] for e in eval_order},
+                "overall": cell(overall),
+                "evals": {e: cell(groups[i][e]) for e in eval_order},
                 "vsBest": None
                 if rank == 1
                 else {"overall": versus[i][OVERALL], **{e: versus[i][e] for e in eval_order}},
-                "leftOut": sum(1 for k in tallies[i] if k not in shared),
-                "tokens": tokens(kept),
-                "cost": cost(kept),
+                "leftOut": len(tallies[i]) - shared,
+                "tokens": overall.tokens(),
+                "cost": overall.total_cost(),
             }
         )
     return {
         "method": METHOD,
         "releaseChanged": len({r.digest for r in runs}) > 1,
-        "sharedCases": len(groups[OVERALL]),
+        "sharedCases": shared,
         "evals": eval_order,
         "models": models,
     }
