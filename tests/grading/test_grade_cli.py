@@ -73,10 +73,10 @@ def test_json_summary_and_fail_under(built, tmp_path):
     kinds = summary["evals"]["kinds"]
     assert (kinds["samples"], kinds["cases"], kinds["passed"], kinds["failed"], kinds["errors"]) == (6, 6, 5, 1, 0)
     assert kinds["passRate"] == pytest.approx(5 / 6, abs=1e-6) and kinds["meanScore"] == pytest.approx(5 / 6, abs=1e-6)
-    # one sample per case: Wilson's interval for 5 of 6 (scipy's), and for 0 of 1
-    ref = binomtest(5, 6).proportion_ci(0.95, method="wilson")
+    # one sample per case: the corrected Wilson interval for 5 of 6 (scipy's), and for 0 of 1
+    ref = binomtest(5, 6).proportion_ci(0.95, method="wilsoncc")
     assert kinds["passRateCI"] == pytest.approx([ref.low, ref.high], abs=1e-6)
-    one = binomtest(0, 1).proportion_ci(0.95, method="wilson")
+    one = binomtest(0, 1).proportion_ci(0.95, method="wilsoncc")
     assert summary["evals"]["more"]["passRateCI"] == pytest.approx([one.low, one.high], abs=1e-6)
     assert summary["overall"]["passRate"] == pytest.approx(5 / 7, abs=1e-6)
     assert summary["results"] is None and summary["release"]["digest"].startswith("sha256:")

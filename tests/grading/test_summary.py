@@ -29,11 +29,21 @@ def test_z_is_the_normal_975_quantile():
 
 
 def wilson(mean: float, n: float) -> list[float]:
-    """Wilson (1927), written out: the oracle for fractional effective sizes."""
+    """Wilson (1927) with the continuity correction, written out: the score
+    interval's lower bound at the mean less half an observation, its upper
+    bound at the mean plus half an observation (the oracle for fractional
+    effective sizes)."""
     z2 = Z95 * Z95
-    center = (mean + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 / (1 + z2 / n) * np.sqrt(mean * (1 - mean) / n + z2 / (4 * n * n))
-    return [max(0.0, center - half), min(1.0, center + half)]
+
+    def bounds(p: float) -> tuple[float, float]:
+        p = min(max(p, 0.0), 1.0)
+        center = (p + z2 / (2 * n)) / (1 + z2 / n)
+        half = Z95 / (1 + z2 / n) * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+        return center - half, center + half
+
+    low = 0.0 if mean <= 0 else max(0.0, bounds(mean - 1 / (2 * n))[0])
+    high = 1.0 if mean >= 1 else min(1.0, bounds(mean + 1 / (2 * n))[1])
+    return [low, high]
 
 
 def test_clustered_interval_over_case_means():
@@ -65,7 +75,7 @@ def test_clustered_interval_over_case_means():
     # pass@1 = mean(1, .5, .5, .5); pass@2 = mean(1, 1 - C(1,2)/C(2,2) = 1, 1, 1) = 1; pass^2 = 1/4
     assert a["passAtK"] == {"1": 0.625, "2": 1.0} and a["passHatK"] == 0.25
     b = summary["evals"]["b"]
-    # one case that passes: Wilson for 1 of 1
+    # one case that passes: the interval for 1 of 1
     assert b["passRate"] == 1.0 and b["meanScore"] == 0.5 and b["passRateCI"] == pytest.approx(wilson(1.0, 1), abs=1e-6)
     assert list(summary["evals"]) == ["b", "a"]  # release order
     overall = summary["overall"]
@@ -73,25 +83,42 @@ def test_clustered_interval_over_case_means():
     assert overall["passRate"] == 0.7 and overall["samples"] == 10 and overall["cases"] == 5
 
 
-def test_one_sample_per_case_is_wilsons_interval_over_the_cases():
+def test_one_sample_per_case_is_the_corrected_wilson_interval_over_the_cases():
     table = rows([("a", f"c{i}", "pass" if i else "fail", 1.0 if i else 0.0) for i in range(4)])
     ci = summarize(MANIFEST, table)["overall"]["passRateCI"]
-    ref = binomtest(3, 4).proportion_ci(0.95, method="wilson")
+    ref = binomtest(3, 4).proportion_ci(0.95, method="wilsoncc")
     assert ci == pytest.approx([ref.low, ref.high], abs=1e-6)
     # none passing: an interval of honest width, not [0, 0]
     none = summarize(MANIFEST, rows([("a", f"c{i}", "fail", 0.0) for i in range(2)]))["overall"]["passRateCI"]
-    assert none[0] == 0.0 and none[1] == pytest.approx(0.657620, abs=1e-6)
+    assert none == pytest.approx(list(binomtest(0, 2).proportion_ci(0.95, method="wilsoncc")), abs=1e-6)
+    assert none[0] == 0.0 and none[1] == pytest.approx(0.802133, abs=1e-6)
 
 
 def test_tokens_and_latency_percentiles():
     table = rows([("a", f"c{i}", "pass", 1.0) for i in range(5)] + [("a", "e", "error", None)])
     usages = [{"inputTokens": i, "outputTokens": 2 * i, "totalTokens": 3 * i} for i in range(5)] + [None]
     latencies = [10.0, 20.0, 30.0, 40.0, 50.0, 9999.0]  # the error's latency is left out
-    overall = summarize(MANIFEST, table, usages, latencies)["overall"]
+    records = [{"usage": u, "latencyMs": t} for u, t in zip(usages, latencies)]
+    overall = summarize(MANIFEST, table, records)["overall"]
     assert overall["tokens"] == {"input": 10, "output": 20, "total": 30}
     # linear interpolation over 10..50: p50 30, p90 46, p99 49.6
     assert overall["latencyMs"] == {"p50": 30.0, "p90": 46.0, "p99": 49.6}
     assert "passAtK" not in overall
+
+
+def test_a_cost_is_known_only_when_every_sample_s_cost_is():
+    table = rows([("a", "x", "pass", 1.0), ("a", "y", "error", None), ("b", "z", "fail", 0.0)])
+    priced = summarize(MANIFEST, table, [{"cost": 0.25}, {"cost": 0}, {"cost": 0.5}])
+    assert priced["overall"]["cost"] == 0.75 and priced["evals"]["a"]["cost"] == 0.25
+    # a sample in error whose cost is unknown makes its groups' cost unknown, never 0
+    unknown = summarize(MANIFEST, table, [{"cost": 0.25}, {"cost": None}, {"cost": 0.5}])
+    assert unknown["overall"]["cost"] is None and unknown["evals"]["a"]["cost"] is None
+    assert unknown["evals"]["b"]["cost"] == 0.5
+    # a sample with no record, or every sample in error without a price: unknown
+    assert summarize(MANIFEST, table, [{"cost": 0.25}, None, {"cost": 0.5}])["evals"]["a"]["cost"] is None
+    errors = rows([("a", "x", "error", None), ("a", "y", "error", None)])
+    assert summarize(MANIFEST, errors, [{"cost": None}, {"cost": None}])["overall"]["cost"] is None
+    assert summarize(MANIFEST, errors)["overall"]["cost"] is None
 
 
 def test_empty():
@@ -129,9 +156,8 @@ def numpy_group(table: list[tuple], repeats: int) -> dict:
     graded = [[float(r[2] == "pass") for r in rs if r[2] != "error"] for rs in cases.values()]
     graded = [g for g in graded if g]
     pass_means = [np.mean(g) for g in graded]
-    score_means = [
-        np.mean([r[3] for r in rs if r[3] is not None]) for rs in cases.values() if any(r[3] is not None for r in rs)
-    ]
+    scored = [[r[3] for r in rs if r[3] is not None and r[2] != "error"] for rs in cases.values()]
+    score_means = [np.mean(scores) for scores in scored if scores]  # a sample in error has no score
     latencies = [r[5] for r in table if r[2] != "error" and r[5] is not None]
     out = {
         "samples": len(table),
@@ -201,7 +227,8 @@ def agrees(ours: dict, expected: dict) -> None:
 @given(st.lists(row_strategy, max_size=60), st.integers(1, 3))
 def test_summary_agrees_with_numpy_on_random_tables(table, repeats):
     results = [{"evalId": e, "caseId": c, "outcome": o, "score": s} for e, c, o, s, _, _ in table]
-    summary = summarize(MANIFEST, results, [r[4] for r in table], [r[5] for r in table], repeats=repeats)
+    records = [{"usage": r[4], "latencyMs": r[5]} for r in table]
+    summary = summarize(MANIFEST, results, records, repeats=repeats)
     assert list(summary["evals"]) == [e for e in ("b", "a") if any(r[0] == e for r in table)] + (
         ["c"] if any(r[0] == "c" for r in table) else []
     )

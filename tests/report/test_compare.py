@@ -1,6 +1,7 @@
 """`trunchbull compare`: paired differences with their intervals, checked on
-run directories made by the real `grade --run-dir` against Newcombe's
-interval computed from the 2×2 table (tests/stats) and values worked by hand."""
+run directories made by the real `grade --run-dir` against the square-and-add
+interval computed from the 2×2 table's discordant cells (tests/stats) and
+values worked by hand."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from math import sqrt
 import pytest
 
 from tests.report.conftest import graded_run, read_jsonl
-from tests.stats.test_reference import newcombe_from_table
+from tests.stats.test_reference import mover_from_table
 
 # A (baseline) and B answers for tests/report/fixtures/pairs ("yes" passes).
 A = {
@@ -51,7 +52,7 @@ def test_compare_against_hand_computed_values(release_of, tb, tmp_path):
     alpha = out["evals"]["alpha"]
     assert alpha["n"] == 4 and alpha["meanA"] == 0.75 and alpha["meanB"] == 0.5
     assert alpha["difference"] == -0.25
-    assert alpha["ci"] == pytest.approx(newcombe_from_table(1, 2, 1, 0), abs=1e-6)
+    assert alpha["ci"] == pytest.approx(mover_from_table(1, 2, 1, 0), abs=1e-6)
     assert -1 <= alpha["ci"][0] and alpha["ci"][1] <= 1  # the paired t interval was [-1.773, +1.273]
     assert alpha["standardError"] == pytest.approx(augmented_se([-1, 0, 1, -1]), abs=1e-6)
     assert alpha["mdd80"] == pytest.approx(2.801585 * alpha["standardError"], abs=1e-5)
@@ -61,7 +62,7 @@ def test_compare_against_hand_computed_values(release_of, tb, tmp_path):
     # zero-width interval: two cases cannot rule out a change
     beta = out["evals"]["beta"]
     assert (beta["n"], beta["difference"]) == (2, 0.0)
-    assert beta["ci"] == pytest.approx(newcombe_from_table(1, 0, 0, 1), abs=1e-6)
+    assert beta["ci"] == pytest.approx(mover_from_table(1, 0, 0, 1), abs=1e-6)
     assert beta["ci"][0] < -0.3 and beta["ci"][1] > 0.3
     assert beta["standardError"] == pytest.approx(augmented_se([0, 0]), abs=1e-6)
     assert (beta["regressed"], beta["fixed"], beta["unchanged"], beta["excluded"]) == (0, 0, 2, 1)
@@ -69,7 +70,7 @@ def test_compare_against_hand_computed_values(release_of, tb, tmp_path):
     overall = out["overall"]
     assert overall["n"] == 6 and overall["difference"] == pytest.approx(-1 / 6, abs=1e-6)
     assert overall["standardError"] == pytest.approx(augmented_se([-1, 0, 1, -1, 0, 0]), abs=1e-6)
-    assert overall["ci"] == pytest.approx(newcombe_from_table(2, 2, 1, 1), abs=1e-6)
+    assert overall["ci"] == pytest.approx(mover_from_table(2, 2, 1, 1), abs=1e-6)
     assert (overall["regressed"], overall["fixed"], overall["unchanged"], overall["excluded"]) == (2, 1, 3, 1)
     assert out["regressedCases"] == ["alpha.1", "alpha.4"]
     assert out["fixedCases"] == ["alpha.3"]

@@ -92,6 +92,7 @@ def test_csv_one_row_per_sample(release_of, tb, tmp_path):
         "inputTokens",
         "outputTokens",
         "totalTokens",
+        "costUsd",
         "latencyMs",
         "attempts",
         "cached",

@@ -125,3 +125,19 @@ def test_dry_run_calls_nothing_and_writes_nothing(built, server, cli, tmp_path, 
     text = cli(*args, "-o", tmp_path / "dry", "--dry-run")
     assert text.code == 0 and "3 to run" in text.stdout and "estimated input tokens" in text.stdout
     assert len(server.received()) == before and not (tmp_path / "dry").exists()
+
+
+def test_a_run_whose_every_sample_failed_without_a_price_costs_unknown(built, server, cli, tmp_path):
+    """Connection errors before any reply: nothing is billed, but without a
+    price nothing says so; the cost is unknown, not $0.0000."""
+    for case in ("one", "two", "three", "four"):
+        server.script(f"[plain-{case}]", [Reply(reset=True)])
+    run = cli(*run_args(built("agent"), server, tmp_path / "run", "--eval", "plain", "--retries", "0"))
+    assert run.code == 1, run.stderr
+    records = read_jsonl(tmp_path / "run" / "responses.jsonl")
+    assert {r["error"]["kind"] for r in records} == {"connection"} and {r["cost"] for r in records} == {None}
+    summary = orjson.loads((tmp_path / "run" / "summary.json").read_bytes())
+    assert summary["overall"]["errors"] == 4 and summary["overall"]["cost"] is None
+    assert summary["evals"]["plain"]["cost"] is None
+    overall_row = run.stdout.splitlines()[-2]
+    assert overall_row.startswith("overall") and "unknown" in overall_row and "$0.0000" not in overall_row

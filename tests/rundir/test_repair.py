@@ -14,21 +14,21 @@ from trunchbull.rundir.schema import MAX_RECORD_BYTES, error_record, record_prob
 
 
 def record(case_id: str = "c", **fields) -> dict:
-    row = error_record(case_id, 0, "x", "y", 0.0)
+    row = error_record(case_id, 0, "x", "y", 0.0, priced=False)
     row.update(error=None, **fields)
     return row
 
 
 def test_a_lone_surrogate_and_bytes_that_are_not_utf8_become_u_fffd():
     raw = orjson.dumps(record(output="PLACE")).replace(b'"PLACE"', b'"a\\ud800b \xff\xfe c"')
-    line, row = checked_record(raw, "c", 0)
+    line, row = checked_record(raw, "c", 0, False)
     assert row["output"] == "a\ufffdb \ufffd\ufffd c" and row["repaired"] == ["unencodable-text"]
     assert orjson.loads(line) == row and record_problem(row) is None
 
 
 def test_a_valid_record_is_kept_as_it_is():
     raw = orjson.dumps(record(output="fine", repaired=["output-truncated"]))
-    line, row = checked_record(raw, "c", 0)
+    line, row = checked_record(raw, "c", 0, False)
     assert line == raw and row["repaired"] == ["output-truncated"]
 
 
@@ -43,10 +43,12 @@ def test_anything_else_becomes_an_error_record_of_its_own_sample():
         orjson.dumps(record()) + b"\n" + orjson.dumps(record()): "not one JSON line",
     }
     for raw, reason in cases.items():
-        line, row = checked_record(raw, "c", 0)
+        line, row = checked_record(raw, "c", 0, False)
         assert row["caseId"] == "c" and row["repeat"] == 0 and row["error"]["kind"] == "record", raw[:80]
         assert reason in row["error"]["message"], (reason, row["error"]["message"])
         assert orjson.loads(line) == row and record_problem(row) is None
+        assert row["cost"] is None  # no price: unknown
+        assert checked_record(raw, "c", 0, True)[1]["cost"] == 0.0  # a price: what its (empty) usage costs
 
 
 def test_the_log_reader_repairs_text_and_leaves_out_damaged_lines(tmp_path):

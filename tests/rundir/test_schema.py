@@ -50,8 +50,8 @@ def test_worker_records_match_the_schema(built, server, cli, tmp_path):
 
 
 def test_python_made_records_match_the_schema():
-    check([error_record("a", 0, "timeout", "late", 1.5), recorded_response("b", "out", [], "stop", None)])
-    assert orjson.loads(orjson.dumps(error_record("a", 2, "x", "y", float("inf"))))["latencyMs"] == 0.0
+    check([error_record("a", 0, "timeout", "late", 1.5, priced=True), recorded_response("b", "out", [], "stop", None)])
+    assert orjson.loads(orjson.dumps(error_record("a", 2, "x", "y", float("inf"), priced=False)))["latencyMs"] == 0.0
 
 
 def test_schema_rejects_wrong_shapes():

@@ -1,5 +1,7 @@
-"""Coverage of the intervals by simulation, shared by tests/stats (a grid
-sized for CI) and bench/stats_coverage.py (the full grid, for the record).
+"""Coverage of the intervals by simulation, where enumerating every outcome
+(exact.py) is out of reach: many cases with repeats, continuous scores,
+paired runs with repeats. Shared by tests/stats (a grid sized for CI) and
+bench/stats_coverage.py (the full grid, for the record).
 
 Each cell simulates many evals with a fixed seed: n cases whose pass
 probabilities are drawn from a Beta distribution with mean p and
@@ -39,13 +41,6 @@ def case_probabilities(rng, p: float, rho: float, size, uniforms=None):
     from scipy.stats import beta  # paired runs share a case's difficulty: the same quantile of each Beta
 
     return beta.ppf(uniforms, p * k, (1 - p) * k)
-
-
-def _moments(counts: list[int], repeats: int) -> Moments:
-    m = Moments()
-    for c in counts:
-        m.add_case(repeats, float(c), float(c))  # binary samples: the squares sum to the passes
-    return m
 
 
 def moments_of(passes, repeats: int) -> list[Moments]:
@@ -133,9 +128,7 @@ def paired_coverage(n: int, p_a: float, p_b: float, repeats: int, rho: float, si
     covered, inside = 0, True
     for table, count in zip(tables, counts):
         ka, kb = table[:n].tolist(), table[n:].tolist()
-        result = paired_difference(
-            [k / repeats for k in ka], [k / repeats for k in kb], _moments(ka, repeats), _moments(kb, repeats)
-        )
+        result = paired_difference([k / repeats for k in ka], [k / repeats for k in kb], [repeats] * n)
         assert result is not None
         inside = inside and -1.0 <= result.low <= result.high <= 1.0
         covered += int(count) * (result.low <= truth + 1e-12 and truth - 1e-12 <= result.high)

@@ -127,7 +127,8 @@ def _run_grade_command(
         return exit_codes.USAGE
     if output is not None:
         write_results_file(Path(output), graded.results)
-    summary = summarize(loaded.manifest, graded.results, [s.response.usage if s.response else None for s in samples])
+    usages = [{"usage": s.response.usage} if s.response else None for s in samples]  # no latency, no cost
+    summary = summarize(loaded.manifest, graded.results, usages)
     if writer is not None:
         summary["model"] = recorded_model(Path(responses))
         write_recorded_run(writer, loaded, Path(responses), parsed, graded.results, summary, started_at)

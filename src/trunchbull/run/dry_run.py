@@ -25,6 +25,7 @@ from trunchbull.release.loaded import LoadedRelease
 from trunchbull.run.samples import Sample, offered_tools
 from trunchbull.rundir.layout import RESPONSES
 from trunchbull.rundir.log import read_records
+from trunchbull.stats.run_stats import rounded
 
 CHARS_PER_TOKEN = 4
 
@@ -102,8 +103,8 @@ def dry_run(
         "estimatedInputTokens": tokens,
         "estimator": "characters of system prompt, prompt and tool definitions / 4, rounded up, per sample",
         "price": None if price is None else price.to_json(),
-        "estimatedInputCost": None if cost_input is None else round(cost_input, 6),
-        "maxCostWithMaxTokens": None if cost_max is None else round(cost_max, 6),
+        "estimatedInputCost": rounded(cost_input),
+        "maxCostWithMaxTokens": rounded(cost_max),
     }
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")

@@ -27,15 +27,8 @@ def grade_and_report(
     meta: dict,
     args,
 ) -> int:
-    usages: list[dict | None] = []
-    latencies: list[float | None] = []
-    costs: list[float | None] = []
-    for sample in samples:
-        row = records.get((sample.case_id, sample.repeat))
-        usages.append(row.get("usage") if row is not None else None)
-        latencies.append(row.get("latencyMs") if row is not None else None)
-        costs.append(row.get("cost") if row is not None else None)
-    summary = summarize(graded.release.manifest, graded.results, usages, latencies, repeats=options.repeat, costs=costs)
+    of_samples = [records.get((sample.case_id, sample.repeat)) for sample in samples]
+    summary = summarize(graded.release.manifest, graded.results, of_samples, repeats=options.repeat)
     summary["model"] = options.spec.text
     writer.finish(meta, graded.results, summary)
     run_dir = writer.path

@@ -49,7 +49,7 @@ def record_samples(
     def on_record(sample: Sample, kind: str | None, record: bytes) -> None:
         if secret_bytes and secret_bytes in record:
             record = record.replace(secret_bytes, b"[redacted]")
-        record, row = checked_record(record, sample.case_id, sample.repeat)
+        record, row = checked_record(record, sample.case_id, sample.repeat, pool is not None and pool.priced)
         earlier = pool.earlier_calls.pop(sample.k, 0) if pool is not None else 0
         if earlier:  # calls made on a worker that was replaced count too
             record = with_earlier_attempts(row, earlier)

@@ -65,9 +65,9 @@ class WorkerSetupError(Exception):
     """The model could not be made (reported by a worker before any call)."""
 
 
-def _error_record(sample: Sample, kind: str, message: str, elapsed_s: float, calls: int = 0) -> bytes:
+def _error_record(sample: Sample, kind: str, message: str, elapsed_s: float, calls: int = 0, *, priced: bool) -> bytes:
     """`calls`: the provider requests the sample made before it ended so (its attempts, at least 1)."""
-    record = error_record(sample.case_id, sample.repeat, kind, message, elapsed_s)
+    record = error_record(sample.case_id, sample.repeat, kind, message, elapsed_s, priced=priced)
     record["attempts"] = max(1, calls)
     return orjson.dumps(record)
 
@@ -98,6 +98,7 @@ class WorkerPool:
         each distinct model warning, once."""
         self.tc = tc
         self._config = config
+        self.priced = config.get("prices") is not None  # a record's cost is known (run/prices.py)
         self._shares = shares(concurrency, size, per_worker)
         self._prefetch = 0 if per_worker is not None else PREFETCH
         self.read_paths = read_paths
@@ -329,6 +330,7 @@ class WorkerPool:
                         message + (f"; its output:\n{tail}" if tail else ""),
                         now - item.sent,
                         self.earlier_calls.pop(k, 0),
+                        priced=self.priced,
                     ),
                 )
             else:
@@ -365,7 +367,8 @@ class WorkerPool:
             if on_record is not None:
                 assert kind is not None and message is not None  # set with the culprit
                 calls = self.earlier_calls.pop(culprit, 0)
-                on_record(item.sample, kind, _error_record(item.sample, kind, message, now - item.sent, calls))
+                record = _error_record(item.sample, kind, message, now - item.sent, calls, priced=self.priced)
+                on_record(item.sample, kind, record)
             requeue.extend(worker.inflight.values())
             self._replace(worker)
         return requeue

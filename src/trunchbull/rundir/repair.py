@@ -23,17 +23,19 @@ from trunchbull.rundir.schema import MAX_RECORD_BYTES, error_record, record_prob
 REPAIRED_TEXT = "unencodable-text"
 
 
-def _refused(case_id: str, repeat: int, reason: str, latency_ms: object) -> tuple[bytes, dict]:
+def _refused(case_id: str, repeat: int, reason: str, latency_ms: object, priced: bool) -> tuple[bytes, dict]:
     elapsed = latency_ms / 1000 if type(latency_ms) in (int, float) else 0.0  # type: ignore[operator]
-    row = error_record(case_id, repeat, "record", f"the sample's record cannot be written: {reason}", elapsed)
+    message = f"the sample's record cannot be written: {reason}"
+    row = error_record(case_id, repeat, "record", message, elapsed, priced=priced)
     return orjson.dumps(row), row
 
 
-def checked_record(raw: bytes, case_id: str, repeat: int) -> tuple[bytes, dict]:
+def checked_record(raw: bytes, case_id: str, repeat: int, priced: bool) -> tuple[bytes, dict]:
     """(the line to log, without its newline; its parsed record) for what a
-    worker sent as the record of sample (`case_id`, `repeat`)."""
+    worker sent as the record of sample (`case_id`, `repeat`); `priced`: the
+    run's price is known (a refused record's cost is then 0, else null)."""
     if len(raw) > MAX_RECORD_BYTES:
-        return _refused(case_id, repeat, f"it is {len(raw):,} bytes; the limit is {MAX_RECORD_BYTES:,}", None)
+        return _refused(case_id, repeat, f"it is {len(raw):,} bytes; the limit is {MAX_RECORD_BYTES:,}", None, priced)
     try:
         row = orjson.loads(raw)
         repaired = False
@@ -44,22 +46,22 @@ def checked_record(raw: bytes, case_id: str, repeat: int) -> tuple[bytes, dict]:
         found = list(read_lines(raw + b"\n"))
         if len(found) != 1 or found[0][2] is not None:
             reason = found[0][2].message if found and found[0][2] is not None else "it is not one JSON line"
-            return _refused(case_id, repeat, reason, None)
+            return _refused(case_id, repeat, reason, None, priced)
         row = found[0][1]
     problem = record_problem(row)
     if problem is not None:
-        return _refused(case_id, repeat, problem, row.get("latencyMs") if type(row) is dict else None)
+        return _refused(case_id, repeat, problem, row.get("latencyMs") if type(row) is dict else None, priced)
     assert type(row) is dict  # record_problem checked it
     if row["caseId"] != case_id or row["repeat"] != repeat:
         return _refused(
-            case_id, repeat, f"it is of case {row['caseId']!r} repeat {row['repeat']}", row.get("latencyMs")
+            case_id, repeat, f"it is of case {row['caseId']!r} repeat {row['repeat']}", row.get("latencyMs"), priced
         )
     if not repaired:
         return raw, row  # as the worker wrote it (JSON.stringify: compact, one member per key)
     row["repaired"] = sorted({*(row.get("repaired") or []), REPAIRED_TEXT})
     line = orjson.dumps(row)
     if len(line) > MAX_RECORD_BYTES:  # U+FFFD is 3 bytes where a bad byte was 1
-        return _refused(case_id, repeat, f"it is {len(line):,} bytes once repaired", row.get("latencyMs"))
+        return _refused(case_id, repeat, f"it is {len(line):,} bytes once repaired", row.get("latencyMs"), priced)
     return line, row
 
 

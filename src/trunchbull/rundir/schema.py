@@ -23,7 +23,7 @@ FIELDS = (
     "attempts",  # 1 + retried model calls (null when nothing was called)
     "cached",  # replayed from the response cache
     "error",  # null, or { kind, message } for a sample that could not be completed
-    "cost",  # USD at the run's price (run.json `price`), null when the price is unknown (absent in older runs)
+    "cost",  # USD of `usage` at the run's price (run.json `price`), null when the price is unknown (absent in older runs)
     "repaired",  # null, or what was changed to make the record writable: REPAIRS (absent in older runs)
 )
 OPTIONAL = ("cost", "repaired")  # fields that records of older runs may lack
@@ -54,8 +54,10 @@ USAGE_FIELDS = ("inputTokens", "outputTokens", "totalTokens")
 NO_USAGE = {name: None for name in USAGE_FIELDS}
 
 
-def error_record(case_id: str, repeat: int, kind: str, message: str, elapsed_s: float) -> dict:
-    """The record of a sample that ended in `kind` before its worker could report it."""
+def error_record(case_id: str, repeat: int, kind: str, message: str, elapsed_s: float, *, priced: bool) -> dict:
+    """The record of a sample that ended in `kind` before its worker could report it.
+    Its cost is that of the usage it records (none): 0 at a known price
+    (`priced`), null when the price is unknown."""
     elapsed_s = elapsed_s if math.isfinite(elapsed_s) else 0.0  # it had not started
     return {
         "caseId": case_id,
@@ -70,7 +72,7 @@ def error_record(case_id: str, repeat: int, kind: str, message: str, elapsed_s: 
         "attempts": 1,
         "cached": False,
         "error": {"kind": kind, "message": message},
-        "cost": None,
+        "cost": 0.0 if priced else None,
         "repaired": None,
     }
 

@@ -2,10 +2,11 @@
 
 The unit is the case (SPEC §8.5): a case's mean over its graded repeats is
 one observation in [0, 1], and the estimate is the mean of the case means.
-The interval is the Wilson score interval (Wilson 1927) on an effective
-sample size:
+The interval is Wilson's score interval with a continuity correction
+(Wilson 1927; Newcombe 1998, method 4) on an effective sample size:
 
-* one sample per case: exactly Wilson's interval for `passed` of `n` cases;
+* one sample per case: exactly the continuity-corrected Wilson interval for
+  `passed` of `n` cases (scipy's `wilsoncc`);
 * with repeats, the samples of a case are correlated, so the effective size
   is n_eff = m(1 − m) / max(V_cluster, V_samples), where V_cluster is the
   clustered variance of the mean (the variance of the case means over n) and
@@ -21,17 +22,27 @@ sample size:
   passes, only the cases that pass carry the variance), never below n;
 * an estimate of exactly 0 or 1 (no variance to measure) uses n_eff = n.
 
+The continuity correction moves the mean half an observation (1 / (2 n_eff))
+toward 1/2 before Wilson's bounds are taken: low = Wilson's lower bound at
+m − 1/(2 n_eff), high = Wilson's upper bound at m + 1/(2 n_eff), 0 at m = 0
+and 1 at m = 1. Wilson's own interval holds the true rate in 95% of evals on
+average over p but not at every p: with few cases its coverage dips to 82%
+(2 cases) and 84% (10 cases, p just below its lower bound for 1 pass). The
+corrected interval holds it in at least 94.7% at every p for every n
+(tests/stats enumerates the binomial outcomes exactly); it costs 9–11% of
+width at 30 cases, 5–6% at 100 and ~2% at 1,000 (docs/decisions.md).
+
 Miller (2024), "Adding Error Bars to Evals" (arXiv:2411.00640), argues for
 clustered standard errors over cases; Wilson's score form keeps the
 interval inside [0, 1] and gives an interval of honest width at 0/n and
-n/n, where a normal interval has none. tests/stats measures the coverage by
-simulation and checks the values against scipy.
+n/n, where a normal interval has none.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from math import sqrt
+from typing import Iterable
 
 from trunchbull.stats.quantiles import CONFIDENCE, Z95, normal_quantile, t_quantile
 
@@ -63,6 +74,23 @@ class Moments:
         self.sum_y += total
         self.sum_yy += total_sq
 
+    @classmethod
+    def of_cases(cls, cases: Iterable[tuple[int, float, float]]) -> Moments:
+        """add_case for each (count, total, total_sq), in one loop."""
+        n = above_zero = below_one = samples = 0
+        sum_x = sum_xx = sum_y = sum_yy = 0.0
+        for count, total, total_sq in cases:
+            x = total / count
+            n += 1
+            sum_x += x
+            sum_xx += x * x
+            above_zero += x > 0
+            below_one += x < 1
+            samples += count
+            sum_y += total
+            sum_yy += total_sq
+        return cls(n, sum_x, sum_xx, above_zero, below_one, samples, sum_y, sum_yy)
+
     def merge(self, other: Moments) -> None:
         for name in Moments.__slots__:
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -72,14 +100,24 @@ class Moments:
         return self.sum_x / self.cases if self.cases else None
 
 
-def wilson(mean: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """Wilson's score interval for a proportion `mean` over `n` (which may be
-    fractional: an effective size)."""
+def _wilson_low(mean: float, n: float, z: float) -> float:
+    """The lower bound of Wilson's score interval for a proportion `mean`
+    over `n` (which may be fractional: an effective size); by its symmetry
+    the upper bound is 1 − the lower bound at 1 − mean."""
     z2 = z * z
     denom = 1 + z2 / n
     center = (mean + z2 / (2 * n)) / denom
     half = z / denom * sqrt(max(mean * (1 - mean), 0.0) / n + z2 / (4 * n * n))
-    return max(0.0, center - half), min(1.0, center + half)
+    return max(0.0, center - half)
+
+
+def corrected_wilson(mean: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval with the continuity correction: the mean
+    moved half an observation toward 1/2 for each bound (module docstring)."""
+    half = 1 / (2 * n)
+    low = 0.0 if mean <= 0 else _wilson_low(max(mean - half, 0.0), n, z)
+    high = 1.0 if mean >= 1 else 1.0 - _wilson_low(max(1.0 - mean - half, 0.0), n, z)
+    return low, high
 
 
 def effective_size(m: Moments, confidence: float = CONFIDENCE) -> float:
@@ -116,5 +154,5 @@ def mean_interval(m: Moments, confidence: float = CONFIDENCE) -> Interval | None
         return None
     mean = min(max(m.sum_x / m.cases, 0.0), 1.0)
     n_eff = effective_size(m, confidence)
-    low, high = wilson(mean, n_eff, normal_quantile(0.5 + confidence / 2))
+    low, high = corrected_wilson(mean, n_eff, normal_quantile(0.5 + confidence / 2))
     return Interval(low, high, n_eff)

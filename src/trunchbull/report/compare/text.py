@@ -4,6 +4,7 @@ the overall row, then the regressed and fixed cases."""
 from __future__ import annotations
 
 from trunchbull.common.text_table import table_lines
+from trunchbull.grading.summary_text import cost_text
 
 LISTED = 50  # cases listed per kind; the JSON output has all of them
 
@@ -38,10 +39,21 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.0f}%"
 
 
-def _run_line(label: str, run: dict) -> str:
+def _run_lines(label: str, run: dict) -> list[str]:
     release = run["release"]
     title = (release.get("title") or "") + (f" {release['version']}" if release.get("version") else "")
-    return f"{label}: {run['runDir']}  model {run['model']}  release {title} ({release.get('digest')})"
+    o = run["overall"]
+    ci = o["passRateCI"]
+    rate = (
+        "-"
+        if o["passRate"] is None
+        else f"{o['passRate'] * 100:.1f}%" + (f" [{ci[0] * 100:.1f}, {ci[1] * 100:.1f}]" if ci else "")
+    )
+    return [
+        f"{label}: {run['runDir']}  model {run['model']}  release {title} ({release.get('digest')})",
+        f"   its {o['samples']:,} samples: pass rate {rate}, mean score {_number(o['meanScore'])}, "
+        f"{o['tokens']['total']:,} tokens, cost {cost_text(o['cost'])}, {o['errors']:,} in error",
+    ]
 
 
 def _cases(title: str, items: list[dict] | list[str]) -> list[str]:
@@ -71,7 +83,7 @@ def power_line(mdd: float, n: int) -> str:
 
 
 def render_comparison(comparison: dict, a: dict, b: dict) -> str:
-    """`a`, `b`: each run's runDir, model and release."""
+    """`a`, `b`: each run's runDir, model, release and its own figures (`overall`)."""
     rows = [*comparison["evals"].items(), ("overall", comparison["overall"])]
     cells = [COLUMNS]
     for eval_id, g in rows:
@@ -91,11 +103,11 @@ def render_comparison(comparison: dict, a: dict, b: dict) -> str:
             )
         )
     out = [
-        _run_line("A", a),
-        _run_line("B", b),
+        *_run_lines("A", a),
+        *_run_lines("B", b),
         "A is the baseline, B the run judged. Paired difference of mean scores (B - A) over the cases both runs "
-        "graded; 95% CI: Newcombe square-and-add over clustered Wilson intervals; MDD80: the smallest true "
-        "difference these cases detect with 80% power",
+        "graded; 95% CI: square-and-add over the cases B improved and those it regressed; MDD80: the smallest "
+        "true difference these cases detect with 80% power",
         *table_lines(cells),
     ]
     overall = comparison["overall"]

@@ -1,6 +1,8 @@
 """A run's results as one flat CSV (SPEC §9), one row per sample, written
 with the standard library's csv module. Structured fields (details, tool
-calls) are JSON text in their cell."""
+calls) are JSON text in their cell; tokens, cost and latency are read from
+the record as the summary reads them (stats/run_stats.py): empty when
+unknown."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from trunchbull.report.exports.formats import ExportFormat
+from trunchbull.stats.run_stats import sample_cost, sample_latency, sample_tokens
 
 if TYPE_CHECKING:  # the CLI lists the formats without loading a run directory's reader
     from trunchbull.rundir.reader import RunDirectory
@@ -31,6 +34,7 @@ COLUMNS = (
     "inputTokens",
     "outputTokens",
     "totalTokens",
+    "costUsd",
     "latencyMs",
     "attempts",
     "cached",
@@ -54,8 +58,8 @@ def results_csv(run: RunDirectory) -> str:
     writer = csv.writer(out)
     writer.writerow(COLUMNS)
     for row in run.results:
-        record = run.record_of(row) or {}
-        usage: dict = record["usage"] if type(record.get("usage")) is dict else {}
+        found = run.record_of(row)
+        record = found or {}
         error: dict = record["error"] if type(record.get("error")) is dict else {}
         writer.writerow(
             [
@@ -73,10 +77,9 @@ def results_csv(run: RunDirectory) -> str:
                     record.get("toolCalls") if record else None,
                     record.get("finishReason"),
                     record.get("steps"),
-                    usage.get("inputTokens"),
-                    usage.get("outputTokens"),
-                    usage.get("totalTokens"),
-                    record.get("latencyMs"),
+                    *sample_tokens(found),
+                    sample_cost(found),
+                    sample_latency(found),
                     record.get("attempts"),
                     record.get("cached"),
                     error.get("kind"),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from trunchbull.report.exports.formats import ExportFormat
+from trunchbull.stats.run_stats import sample_cost, sample_latency, sample_tokens
 
 if TYPE_CHECKING:  # the CLI lists the formats without loading a run directory's reader
     from trunchbull.rundir.reader import RunDirectory
@@ -67,8 +68,10 @@ def rows(run: RunDirectory) -> dict[str, list]:
     columns: dict[str, list] = {name: [] for name in SCHEMA}
     digest, model = run.digest, run.model
     for result in run.results:
-        record = run.record_of(result) or {}
+        found = run.record_of(result)
+        record = found or {}
         usage = record["usage"] if type(record.get("usage")) is dict else {}
+        tokens_in, tokens_out, tokens_total = sample_tokens(found)
         error = record["error"] if type(record.get("error")) is dict else {}
         values = {
             "caseId": result["caseId"],
@@ -86,12 +89,12 @@ def rows(run: RunDirectory) -> dict[str, list]:
             "toolResults": _results(record),
             "steps": _int(record.get("steps")),
             "finishReason": _text(record.get("finishReason")),
-            "inputTokens": _int(usage.get("inputTokens")),
-            "outputTokens": _int(usage.get("outputTokens")),
-            "totalTokens": _int(usage.get("totalTokens")),
+            "inputTokens": tokens_in,
+            "outputTokens": tokens_out,
+            "totalTokens": tokens_total,
             "cachedInputTokens": _int(usage.get("cachedInputTokens")),
-            "costUsd": _number(record.get("cost")),
-            "latencyMs": _number(record.get("latencyMs")),
+            "costUsd": sample_cost(found),
+            "latencyMs": sample_latency(found),
             "attempts": _int(record.get("attempts")),
             "cached": record.get("cached") if type(record.get("cached")) is bool else None,
             "repaired": record.get("repaired") is True,

@@ -13,6 +13,7 @@ import orjson
 from trunchbull import __version__
 from trunchbull.report.html.release_cases import ReleaseCases
 from trunchbull.rundir.reader import RunDirectory
+from trunchbull.stats.run_stats import sample_latency, sample_tokens
 
 OUTCOME_CODES = {"pass": 0, "fail": 1, "error": 2}
 
@@ -63,87 +64,109 @@ def _number(value) -> float | int | None:
     return value if type(value) in (int, float) else None
 
 
+SAMPLE_COLUMNS = (
+    "case",
+    "repeat",
+    "outcome",
+    "score",
+    "latency",
+    "tokIn",
+    "tokOut",
+    "tokTotal",
+    "output",
+    "message",
+    "evaluator",
+    "finish",
+    "steps",
+    "attempts",
+    "cached",
+    "recorded",
+    "error",
+    "details",
+    "tools",
+)
+
+
+class _Cases:
+    """The payload's case table (ID, eval, prompt, system prompt as string
+    indices), shared by every run: each case once, at its first sighting."""
+
+    def __init__(self, intern: StringTable) -> None:
+        self.intern = intern
+        self.index: dict[str, int] = {}
+        self.columns: dict[str, list[int]] = {"id": [], "eval": [], "prompt": [], "system": []}
+
+    def of(self, row: dict, known: dict) -> int:
+        """The index of `row`'s case; its prompt from `known` (the release's
+        cases) if an earlier run's release did not have it."""
+        intern, cols, case_id = self.intern, self.columns, row["caseId"]
+        c = self.index.get(case_id)
+        if c is None:
+            c = self.index[case_id] = len(cols["id"])
+            case = known.get(case_id)
+            cols["id"].append(intern(case_id))
+            cols["eval"].append(intern(row["evalId"]))
+            cols["prompt"].append(intern(case.get("prompt")) if case else -1)
+            cols["system"].append(intern(case.get("systemPrompt")) if case else -1)
+        elif cols["prompt"][c] == -1 and case_id in known:
+            cols["prompt"][c] = intern(known[case_id].get("prompt"))
+            cols["system"][c] = intern(known[case_id].get("systemPrompt"))
+        return c
+
+
+def _samples(run: RunDirectory, known: dict, cases: _Cases, intern: StringTable) -> dict[str, list]:
+    """One run's samples as columns (SAMPLE_COLUMNS); tokens and latency by
+    stats/run_stats.py's rules."""
+    dumps = orjson.dumps
+    cols: dict[str, list] = {key: [] for key in SAMPLE_COLUMNS}
+    for row in run.results:
+        record = run.record_of(row)
+        rec = record or {}
+        tokens_in, tokens_out, tokens_total = sample_tokens(record)
+        calls, results = rec.get("toolCalls") or [], rec.get("toolResults") or []
+        error = rec.get("error")
+        details = row.get("details")
+        cols["case"].append(cases.of(row, known))
+        cols["repeat"].append(row.get("repeat", 0))
+        cols["outcome"].append(OUTCOME_CODES[row["outcome"]])
+        cols["score"].append(row.get("score"))
+        cols["latency"].append(sample_latency(record))
+        cols["tokIn"].append(tokens_in)
+        cols["tokOut"].append(tokens_out)
+        cols["tokTotal"].append(tokens_total)
+        cols["output"].append(intern(rec.get("output")) if type(rec.get("output")) is str else -1)
+        cols["message"].append(intern(row.get("message")))
+        cols["evaluator"].append(intern(row.get("evaluator")))
+        cols["finish"].append(intern(rec.get("finishReason")) if type(rec.get("finishReason")) is str else -1)
+        cols["steps"].append(_number(rec.get("steps")))
+        cols["attempts"].append(_number(rec.get("attempts")))
+        cols["cached"].append(1 if rec.get("cached") is True else 0)
+        cols["recorded"].append(0 if record is None else 1)
+        cols["error"].append(intern(dumps(error).decode()) if error else -1)
+        cols["details"].append(-1 if details is None else intern(dumps(details).decode()))
+        cols["tools"].append(intern(dumps({"calls": calls, "results": results}).decode()) if calls or results else -1)
+    return cols
+
+
 def build_payload(title: str, runs: list[tuple[str, RunDirectory, ReleaseCases]], comparison: dict | None) -> dict:
     """`runs`: (label, run directory, its release's cases), the report's run first."""
     intern = StringTable()
-    dumps = orjson.dumps
-    case_index: dict[str, int] = {}
-    case_cols: dict[str, list[int]] = {"id": [], "eval": [], "prompt": [], "system": []}
-    out_runs = []
-    for label, run, release in runs:
-        known = release.cases or {}
-        cols: dict[str, list] = {
-            key: []
-            for key in (
-                "case",
-                "repeat",
-                "outcome",
-                "score",
-                "latency",
-                "tokIn",
-                "tokOut",
-                "tokTotal",
-                "output",
-                "message",
-                "evaluator",
-                "finish",
-                "steps",
-                "attempts",
-                "cached",
-                "recorded",
-                "error",
-                "details",
-                "tools",
-            )
+    cases = _Cases(intern)
+    out_runs = [
+        {
+            "label": label,
+            "meta": _meta(run),
+            "summary": run.summary,
+            "note": release.note,
+            "samples": _samples(run, release.cases or {}, cases, intern),
         }
-        for row in run.results:
-            case_id = row["caseId"]
-            c = case_index.get(case_id)
-            if c is None:
-                c = case_index[case_id] = len(case_cols["id"])
-                case = known.get(case_id)
-                case_cols["id"].append(intern(case_id))
-                case_cols["eval"].append(intern(row["evalId"]))
-                case_cols["prompt"].append(intern(case.get("prompt")) if case else -1)
-                case_cols["system"].append(intern(case.get("systemPrompt")) if case else -1)
-            elif case_cols["prompt"][c] == -1 and case_id in known:
-                case_cols["prompt"][c] = intern(known[case_id].get("prompt"))
-                case_cols["system"][c] = intern(known[case_id].get("systemPrompt"))
-            record = run.record_of(row)
-            rec = record or {}
-            usage: dict = rec["usage"] if type(rec.get("usage")) is dict else {}
-            calls, results = rec.get("toolCalls") or [], rec.get("toolResults") or []
-            error = rec.get("error")
-            cols["case"].append(c)
-            cols["repeat"].append(row.get("repeat", 0))
-            cols["outcome"].append(OUTCOME_CODES[row["outcome"]])
-            cols["score"].append(row.get("score"))
-            cols["latency"].append(_number(rec.get("latencyMs")))
-            cols["tokIn"].append(_number(usage.get("inputTokens")))
-            cols["tokOut"].append(_number(usage.get("outputTokens")))
-            cols["tokTotal"].append(_number(usage.get("totalTokens")))
-            cols["output"].append(intern(rec.get("output")) if type(rec.get("output")) is str else -1)
-            cols["message"].append(intern(row.get("message")))
-            cols["evaluator"].append(intern(row.get("evaluator")))
-            cols["finish"].append(intern(rec.get("finishReason")) if type(rec.get("finishReason")) is str else -1)
-            cols["steps"].append(_number(rec.get("steps")))
-            cols["attempts"].append(_number(rec.get("attempts")))
-            cols["cached"].append(1 if rec.get("cached") is True else 0)
-            cols["recorded"].append(0 if record is None else 1)
-            cols["error"].append(intern(dumps(error).decode()) if error else -1)
-            details = row.get("details")
-            cols["details"].append(-1 if details is None else intern(dumps(details).decode()))
-            cols["tools"].append(
-                intern(dumps({"calls": calls, "results": results}).decode()) if calls or results else -1
-            )
-        out_runs.append(
-            {"label": label, "meta": _meta(run), "summary": run.summary, "note": release.note, "samples": cols}
-        )
+        for label, run, release in runs
+    ]
     return {
         "title": title,
         "generator": f"trunchbull {__version__}",
         "strings": intern.strings,
-        "cases": case_cols,
+        "cases": cases.columns,
         "runs": out_runs,
         "comparison": comparison,
     }
