@@ -65,7 +65,8 @@ def _run(args) -> int:
     check_same_release(previous, release, args.target)
     identity = options.spec.identity()
     price = run_price(args.prices, previous, options.spec.text, options.spec.provider)
-    per_token = price.per_token() if price is not None else None
+    batch = options.batch is not None
+    per_token = price.per_token(batch) if price is not None else None
     if args.dry_run:
         samples = plan(
             release,
@@ -85,11 +86,17 @@ def _run(args) -> int:
             options.settings.maxTokens,
             options.spec.text,
             args.json,
+            batch,
         )
     budget = None
     if args.max_cost is not None or args.max_total_tokens is not None:
         budget = Budget(
-            args.max_cost, args.max_total_tokens, token_estimator(release), options.settings.maxTokens, per_token
+            args.max_cost,
+            args.max_total_tokens,
+            token_estimator(release),
+            options.settings.maxTokens,
+            per_token,
+            batch=batch,
         )
     meta: dict = {}
     with lifetime.scratch_dir("trunchbull-run-") as workdir:
@@ -124,6 +131,8 @@ def _run(args) -> int:
                     # the same release (its digest is checked), where it is now
                     meta["release"] = {**previous["release"], "path": str(release_path.absolute())}
                 meta["price"] = None if price is None else price.to_json()
+                if options.batch is not None:
+                    meta["batch"] = options.batch.to_json()
                 if budget is not None:
                     budget.count_recorded(left.done)
                     meta["budget"] = {"maxCost": args.max_cost, "maxTotalTokens": args.max_total_tokens}
@@ -131,7 +140,8 @@ def _run(args) -> int:
                 if described is not None:
                     meta["modelInfo"] = described
                 write_run_json(run_dir, meta)
-                interrupted = record_samples(
+                record = record_samples if options.batch is None else in_batches(release, workdir)
+                interrupted = record(
                     run_dir,
                     samples,
                     todo,
@@ -166,6 +176,21 @@ def _run(args) -> int:
         print(budget.message(run_dir, recorded, len(samples)), file=sys.stderr)
         return exit_codes.BUDGET
     return grade_and_report(run_dir, samples, *grading.finish(samples), options, meta, args)
+
+
+def in_batches(release: LoadedRelease, workdir: Path):
+    """record_samples' counterpart for `--batch` (run/batch/mode.py)."""
+    from trunchbull.run.batch.mode import record_in_batches
+
+    def record(run_dir, samples, todo, hits, to_run, pool, cache, options, done, rerun, grading, quiet, budget=None):
+        interrupted = record_in_batches(
+            run_dir, release, samples, todo, hits, to_run, pool, cache, options, done, grading, quiet, workdir, budget
+        )
+        if rerun and not interrupted:
+            print(f"re-ran {rerun:,} sample(s) that had ended in error", file=sys.stderr)
+        return interrupted
+
+    return record
 
 
 def _new_run_json(release: LoadedRelease, release_path: Path, options: RunOptions, samples: int) -> dict:

@@ -19,7 +19,18 @@ from trunchbull.common.diagnostics import UsageError
 from trunchbull.node.toolchain import Toolchain, cache_root
 from trunchbull.run.providers import PROVIDERS
 
-AI_EXPORTS = ("generateText", "stepCountIs", "tool", "jsonSchema", "asSchema")
+AI_EXPORTS = (
+    "generateText",
+    "stepCountIs",
+    "tool",
+    "jsonSchema",
+    "asSchema",
+    # batch mode (js/run/batch.mjs); a few kB of the bundle
+    "experimental_startBatch",
+    "experimental_getBatchStatus",
+    "experimental_cancelBatch",
+    "experimental_listBatches",
+)
 # Whitespace and syntax only: names stay as they are, in stack traces too.
 # Some dependencies require() Node built-ins, which an ES module bundle can
 # only do through a require of its own.

@@ -59,6 +59,7 @@ START_TIMEOUT_S = 120  # a local model is loaded before its worker is ready
 
 
 OnRecord = Callable[[Sample, "str | None", bytes], None]  # (sample, error kind or None, record JSON)
+OnStep = Callable[[Sample, bytes], None]  # batch mode: (sample, its step JSON), its loop going on
 
 
 class WorkerSetupError(Exception):
@@ -113,6 +114,7 @@ class WorkerPool:
         self.workers: list[Worker] = []
         self._processes = ProcessPool(self._start_unit, size)
         self.earlier_calls: dict[int, int] = {}  # sample k → requests made on workers since replaced
+        self.on_step: OnStep | None = None  # batch mode: a sample's step whose loop goes on (`b`)
 
     # ------------------------------------------------------------------ processes
 
@@ -250,6 +252,15 @@ class WorkerPool:
                 if on_record is not None:
                     kind = fields[1]
                     on_record(item.sample, None if kind == b"-" else kind.decode(errors="replace"), fields[2])
+            elif tag == b"b":
+                k = channel.number(fields[0], "a sample number")
+                item = worker.finished(k, now)
+                if item is None:
+                    continue
+                for key in [key for key in worker.open_tools if key[0] == k]:
+                    del worker.open_tools[key]
+                if self.on_step is not None and on_record is not None:
+                    self.on_step(item.sample, fields[1])
             elif tag == b"c":
                 if (k := channel.number(fields[0], "a sample number")) in worker.inflight:
                     worker.calls[k] = worker.calls.get(k, 0) + 1

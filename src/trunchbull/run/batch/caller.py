@@ -1,0 +1,205 @@
+"""The batch caller of a run in batch mode (SPEC §8.8): js/run/batch.mjs,
+one process per run, which holds the provider's key, imports no benchmark
+code and talks to the provider's batch API through the AI SDK. Commands go
+one at a time on its stdin; every answer is read through the one protocol
+(node/protocol.py, RUN_BATCH) as hostile, bounded input.
+
+A command not answered within the run's timeout (a provider that stopped
+answering) stops the process; a fresh one is started for the next command.
+A start whose answer never came is `lost`: the batch may exist (the caller
+asks the provider's list of batches, run/batch/reconcile.py)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from trunchbull.node.protocol import RUN_BATCH, ProtocolError
+from trunchbull.node.sandbox import sandbox_flags
+from trunchbull.node.toolchain import JS_DIR, Toolchain
+from trunchbull.node.worker_pool import ProcessPool, WorkerProcess, start_worker
+
+SCRIPT = JS_DIR / "run/batch.mjs"
+MEMORY_MB = 2048
+START_TIMEOUT_S = 60.0
+
+
+class CallerGone(Exception):
+    """The batch caller did not answer (it died, said something that is not a message, or was late)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    tag: str  # the answer's tag (started, refused, status, listed, cancelled, failed)
+    value: dict
+
+
+class BatchCaller:
+    def __init__(
+        self, tc: Toolchain, config: dict, env: dict[str, str], read_paths: list[Path], cwd: Path, timeout_s: float
+    ):
+        self._tc = tc
+        self._config = config
+        self._env = {**tc.base_env(), **env}
+        self._read = [*read_paths, JS_DIR, tc.root]
+        self._cwd = cwd
+        self.timeout_s = timeout_s
+        self.warnings: list[str] = []
+        self._pool = ProcessPool(self._start, 1)
+        self._ready = False
+        self._deadline = 0.0
+
+    def _start(self, index: int) -> WorkerProcess:
+        return start_worker(
+            lambda fd: [str(self._tc.node), *sandbox_flags(self._read, MEMORY_MB), str(SCRIPT), str(fd)],
+            RUN_BATCH,
+            env=self._env,
+            cwd=self._cwd,
+            sandboxed=False,
+            own_group=False,  # in the CLI's process group: a run killed as a group takes it along
+        )
+
+    def spawn(self) -> None:
+        """Start it now (it loads the AI SDK while the run goes on); it is waited for when first asked."""
+        if self._pool.current(0) is None:
+            self._launch()
+
+    def _launch(self) -> None:
+        self._ready = False
+        if self._pool.current(0) is not None:
+            self._pool.replace(0)
+        self._pool.send(0, orjson.dumps(self._config) + b"\n")
+
+    def ready(self) -> None:
+        """Wait until it is ready (CallerGone if it cannot start)."""
+        self._ensure()
+
+    def _ensure(self) -> None:
+        process = self._pool.current(0)
+        if process is None or process.proc.poll() is not None:
+            self._launch()
+        if not self._ready:
+            self._next({"ready"}, START_TIMEOUT_S)
+            self._ready = True
+
+    def _lines(self) -> Iterator[bytes]:
+        """Its lines, until `self._deadline` passes without one."""
+        while True:
+            wait = self._deadline - time.monotonic()
+            if wait <= 0:
+                self._stop()
+                raise CallerGone(f"the batch caller did not answer within {self.timeout_s:g} s")
+            for event in self._pool.poll(min(wait, 1.0)):
+                if event.garbled is not None:
+                    self._stop()
+                    raise CallerGone(event.garbled)
+                yield from event.lines
+                if event.ended:
+                    process = self._pool.current(0)
+                    tail = process.log_tail() if process is not None else ""
+                    self._stop()
+                    raise CallerGone("the batch caller exited" + (f"; its last output:\n{tail}" if tail else ""))
+
+    def _next(self, tags: set[str], timeout_s: float) -> tuple[str, dict]:
+        """The next answer with one of `tags` (warnings are kept on the way)."""
+        self._deadline = time.monotonic() + timeout_s
+        for line in self._lines():
+            tag, value = self._frame(line)
+            if tag in tags:
+                return tag, value
+            self._unexpected(tag, value)
+        raise AssertionError("unreachable")
+
+    def _frame(self, line: bytes) -> tuple[str, dict]:
+        try:
+            tag, fields = RUN_BATCH.frame(line)
+            value = RUN_BATCH.json(fields[0], "an answer")
+        except ProtocolError as err:
+            self._stop()
+            raise CallerGone(str(err)) from None
+        if tag == b"w":
+            if type(value) is str and value not in self.warnings:
+                self.warnings.append(value)
+            return "w", {}
+        if tag == b"fatal":
+            self._stop()
+            message = value.get("message") if type(value) is dict else None
+            raise CallerGone(f"the batch caller failed: {message}")
+        if type(value) is not dict:
+            self._stop()
+            raise CallerGone(f"the batch caller sent a {tag.decode()} answer that is not an object")
+        return tag.decode(), value
+
+    def _unexpected(self, tag: str, value: dict) -> None:
+        if tag != "w":
+            self._stop()
+            raise CallerGone(f"the batch caller sent an answer out of turn ({tag})")
+
+    def _stop(self) -> None:
+        self._ready = False
+        self._pool.kill_all()
+
+    def _ask(self, command: dict, tags: set[str], body: tuple[bytes, ...] = ()) -> Outcome:
+        self._ensure()
+        self._pool.send(0, orjson.dumps(command) + b"\n" + b"".join(body))
+        tag, value = self._next({*tags, "failed"}, self.timeout_s)
+        return Outcome(tag, value)
+
+    # ------------------------------------------------------------------ commands
+
+    def start(self, requests: list[bytes]) -> Outcome:
+        """Create a batch of `requests` (each a JSON line); started, refused, or CallerGone (lost)."""
+        return self._ask({"op": "start", "n": len(requests)}, {"started", "refused"}, tuple(requests))
+
+    def status(self, ref: dict) -> Outcome:
+        return self._ask({"op": "status", "ref": ref}, {"status"})
+
+    def cancel(self, ref: dict) -> Outcome:
+        return self._ask({"op": "cancel", "ref": ref}, {"cancelled"})
+
+    def list(self, limit: int, cursor: str | None) -> Outcome:
+        return self._ask({"op": "list", "limit": limit, "cursor": cursor}, {"listed"})
+
+    def results(self, ref: dict) -> Iterator[dict]:
+        """The batch's results, each item as it is read; ends with the last (the `end`), or
+        raises CallerGone or ResultsBroken when the reading broke off."""
+        self._ensure()
+        self._pool.send(0, orjson.dumps({"op": "results", "ref": ref}) + b"\n")
+        self._deadline = time.monotonic() + self.timeout_s
+        finished = False
+        try:
+            yield from self._items()
+            finished = True
+        except ResultsBroken:
+            finished = True  # said so in turn: the caller is ready for the next command
+            raise
+        finally:
+            if not finished:  # left mid-stream: what is still coming is not for the next command
+                self._stop()
+
+    def _items(self) -> Iterator[dict]:
+        for line in self._lines():
+            self._deadline = time.monotonic() + self.timeout_s  # the timeout is between items
+            tag, value = self._frame(line)
+            if tag == "i":
+                yield value
+            elif tag == "end":
+                return
+            elif tag == "failed":
+                raise ResultsBroken(str(value.get("message")))
+            else:
+                self._unexpected(tag, value)
+
+    def close(self) -> None:
+        self._pool.close(timeout_s=2.0)
+
+    def kill(self) -> None:
+        self._pool.kill_all()
+
+
+class ResultsBroken(Exception):
+    """The results could not be read to their end (they are read again later)."""

@@ -1,0 +1,138 @@
+"""`trunchbull run … --batch` (SPEC §8.8): what run/command.py calls
+instead of sending each sample to the workers: the cached samples are
+recorded, the batch caller (caller.py) is started beside the run's workers,
+the journal (rundir/batch_journal.py) is opened and each sample's loop
+rebuilt from it, and the rounds (rounds.py) run until every sample is
+recorded."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import orjson
+
+from trunchbull.node.toolchain import toolchain
+from trunchbull.release.loaded import LoadedRelease
+from trunchbull.run.batch.caller import BatchCaller
+from trunchbull.run.batch.loops import rebuilt_loops
+from trunchbull.run.batch.rounds import BatchRun
+from trunchbull.run.budget import Budget
+from trunchbull.run.cache import ResponseCache
+from trunchbull.run.grading import RunGrading
+from trunchbull.run.options import RunOptions
+from trunchbull.run.providers import PROVIDERS
+from trunchbull.run.recording import Recorder, interrupted_message
+from trunchbull.run.samples import Sample
+from trunchbull.run.sdk_bundle import sdk_bundle
+from trunchbull.run.worker_setup import reply_limit
+from trunchbull.run.workers import WorkerPool
+from trunchbull.rundir.batch_journal import JOURNAL, BatchJournal, read_journal
+from trunchbull.rundir.schema import MAX_RECORD_BYTES
+
+LEFT_LIVE = (
+    " The batches sent go on at the provider (and are billed): --resume re-attaches to them; "
+    "--resume --cancel-batches cancels them."
+)
+
+
+def caller_config(release: LoadedRelease, options: RunOptions, sdk: Path) -> dict:
+    tools = {
+        t["name"]: {"description": t["description"], "inputSchema": t["inputSchema"]} for t in release.manifest.tools
+    }
+    settings = options.settings
+    return {
+        "sdk": str(sdk),
+        "model": options.spec.for_worker(),
+        "tools": tools,
+        "settings": settings.call_settings(),
+        "retries": settings.retries,
+        "maxReplyBytes": reply_limit(settings.maxResponseBytes),
+        "maxItemBytes": MAX_RECORD_BYTES,
+    }
+
+
+def tool_sizes(release: LoadedRelease) -> dict[str, int]:
+    """Each release tool's definition, in bytes as a request carries it (name, description, schema)."""
+    keys = ("name", "description", "inputSchema")
+    return {t["name"]: len(orjson.dumps({k: t.get(k) for k in keys})) for t in release.manifest.tools}
+
+
+def record_in_batches(
+    run_dir: Path,
+    release: LoadedRelease,
+    samples: list[Sample],
+    todo: list[Sample],
+    hits: dict[str, bytes],
+    to_run: list[Sample],
+    pool: WorkerPool | None,
+    cache: ResponseCache | None,
+    options: RunOptions,
+    done: dict,
+    grading: RunGrading,
+    quiet: bool,
+    workdir: Path,
+    budget: Budget | None = None,
+) -> bool:
+    """Record the cached samples, then run the rest in batches; True when interrupted (or cancelled)."""
+    mode = options.batch
+    assert mode is not None
+    errors_before = sum(1 for row in done.values() if row.get("error"))
+    recorder = Recorder(
+        run_dir, len(samples), len(samples) - len(todo), errors_before, cache, options, grading, quiet, budget
+    )
+    recorder.cached(todo, hits)
+    path = run_dir / JOURNAL
+    journal = BatchJournal(path, read_journal(path))
+    tc = toolchain()
+    sdk = sdk_bundle(tc, options.spec.provider)
+    caller = BatchCaller(
+        tc,
+        caller_config(release, options, sdk),
+        options.spec.worker_env(),
+        [sdk],
+        workdir,
+        options.settings.timeout,
+    )
+    if to_run:
+        caller.spawn()
+    try:
+        if to_run and pool is not None:
+            limits = PROVIDERS[options.spec.provider].batch
+            assert limits is not None
+            batch_run = BatchRun(
+                caller,
+                pool,
+                journal,
+                rebuilt_loops(journal.state, to_run),
+                recorder,
+                limits,
+                tool_sizes(release),
+                options.settings.retries,
+                mode.poll,
+                budget,
+            )
+            batch_run.run(mode.cancel)
+            if mode.cancel:
+                left = len(batch_run.loops)
+                print(
+                    f"trunchbull: the run's batches are cancelled and what they finished is recorded; {left:,} "
+                    f"sample(s) are not. Continue with: trunchbull run … -o {run_dir} --resume",
+                    file=sys.stderr,
+                )
+                recorder.close()
+                return True
+    except KeyboardInterrupt:
+        caller.kill()
+        if pool is not None:
+            pool.kill_all()
+        recorder.close()
+        print(interrupted_message(recorder.progress.done, len(samples), run_dir) + "." + LEFT_LIVE, file=sys.stderr)
+        return True
+    finally:
+        caller.close()
+        journal.close()
+        for warning in caller.warnings:
+            print(f"trunchbull: warning: {warning}", file=sys.stderr)
+    recorder.close()
+    return False

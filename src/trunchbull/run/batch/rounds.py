@@ -1,0 +1,352 @@
+"""A run in batch mode, from its first batch to its last record (SPEC
+§8.8). Each round, the samples that need a model call are sent in batches
+(submit.py); every `poll` seconds each live batch's status is asked for and
+shown; an ended batch's results are read as they stream and each reply
+goes, as a live reply does, through generateText in the run's workers
+(js/run/batch_step.mjs): a sample whose reply called tools runs them there
+and its next step joins the next round's batches; a sample whose loop ended
+is recorded. A request that failed in a batch is sent again in a later
+batch, up to --retries; one that expired or is missing from the results
+too; one cancelled (--cancel-batches) on the next --resume.
+
+Everything that decides what a resumed run does is in the journal
+(rundir/batch_journal.py) before it happens: a kill at any moment, then
+--resume, re-attaches to the live batches and sends no request a live batch
+holds."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+
+import orjson
+
+from trunchbull.common.progress import duration
+from trunchbull.run.batch.caller import BatchCaller, CallerGone, ResultsBroken
+from trunchbull.run.batch.loops import BatchWork, Loop, parse_request_id
+from trunchbull.run.batch.submit import create, find_lost, groups
+from trunchbull.run.budget import Budget
+from trunchbull.run.providers import BatchLimits
+from trunchbull.run.recording import Recorder
+from trunchbull.run.workers import WorkerPool
+from trunchbull.rundir.batch_journal import BatchJournal, Intent
+
+CHUNK = 1024  # replies handed to the workers together
+PENDING = ("pending",)
+
+
+@dataclass
+class Live:
+    ref: dict
+    intent: Intent
+    shown: tuple = ()
+    read_failures: int = 0
+
+
+def _checked_step(line: bytes) -> dict | None:
+    """A step from a model caller (batch_step.mjs), checked for its shape before it is kept."""
+    try:
+        step = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if type(step) is not dict or type(step.get("saved")) is not dict or type(step.get("next")) is not list:
+        return None
+    saved = step["saved"]
+    if type(saved.get("calls")) is not list or type(saved.get("results")) is not list:
+        return None
+    if type(step.get("ran", [])) is not list or type(step.get("repairs", [])) is not list:
+        return None
+    return step
+
+
+@dataclass
+class BatchRun:
+    caller: BatchCaller
+    pool: WorkerPool
+    journal: BatchJournal
+    loops: dict[str, Loop]  # the samples still to record, by tag
+    recorder: Recorder
+    limits: BatchLimits
+    tool_bytes: dict[str, int]
+    retries: int
+    poll_s: float
+    budget: Budget | None = None
+    pending: list[Loop] = field(default_factory=list)
+    live: dict[str, Live] = field(default_factory=dict)
+    unresolved: list[Intent] = field(default_factory=list)
+    admitted: set[int] = field(default_factory=set)
+    _deferred: list[BatchWork] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        state = self.journal.state
+        self.unresolved = state.open_intents()
+        for batch in state.live():
+            intent = state.intent_of(batch)
+            if intent is not None:
+                self.live[batch] = Live(state.refs[batch], intent)
+        held = {loop.tag for intent in self.unresolved for loop in self._loops_of(intent.requests)}
+        self.pending = [loop for loop in self.loops.values() if loop.waiting is None and loop.tag not in held]
+        self.admitted = {loop.sample.k for loop in self.loops.values() if loop.first_sent is not None}
+        self.pool.on_step = self._on_step  # type: ignore[assignment]  # (a BatchWork stands for its sample)
+
+    def _loops_of(self, requests: list[str]) -> list[Loop]:
+        out = []
+        for request in requests:
+            parsed = parse_request_id(request)
+            loop = self.loops.get(parsed[0]) if parsed else None
+            if loop is not None:
+                out.append(loop)
+        return out
+
+    # ------------------------------------------------------------------ the loop
+
+    def run(self, cancel: bool) -> None:
+        """Until every sample is recorded (or, `cancel`: every live batch is cancelled and read;
+        or the budget stopped new samples and the batches sent are read)."""
+        if cancel:
+            self._cancel_all()
+        while True:
+            self._resolve()
+            if not cancel:
+                self._submit()
+            if not self.live and not self.unresolved and (cancel or not self.pending):
+                return
+            self._poll()
+            if self.live or self.unresolved:
+                time.sleep(self.poll_s)
+
+    def _resolve(self) -> None:
+        """Intents whose create's answer was lost: their batch found, or their requests sent again."""
+        still = []
+        for intent in self.unresolved:
+            try:
+                ref = find_lost(self.caller, self.journal, intent)
+            except CallerGone as err:
+                print(f"trunchbull: warning: {err}; asked again at the next poll", file=sys.stderr)
+                still.append(intent)
+                continue
+            loops = self._loops_of(intent.requests)
+            if ref is None:
+                for loop in loops:
+                    loop.attempt += 1  # the ID of a request never sent is not used again
+                self.pending += loops
+            else:
+                self.live[ref["id"]] = Live(ref, intent)
+                for loop in loops:
+                    loop.sent(loop.next_id(), intent.at)
+        self.unresolved = still
+
+    def _submit(self) -> None:
+        if not self.pending:
+            return
+        ready = [loop for loop in self.pending if self._admit(loop)]
+        self.pending = []
+        self.journal.sync()
+        self.recorder.log.sync()
+        for requests in groups(ready, self.limits, self.tool_bytes):
+            created = create(self.caller, self.journal, requests)
+            loops = [loop for loop, _line in requests]
+            if created.intent is None:
+                print(
+                    f"trunchbull: warning: {created.message}; the requests are sent at the next poll", file=sys.stderr
+                )
+                self.pending += loops
+            elif created.ref is not None:
+                self.live[created.ref["id"]] = Live(created.ref, created.intent)
+                for loop in loops:
+                    loop.sent(loop.next_id(), created.intent.at)
+                self._show(self.live[created.ref["id"]], "created")
+            elif created.lost:
+                print(
+                    f"trunchbull: warning: the answer to creating a batch of {len(loops):,} request(s) was lost "
+                    f"({created.message}); the provider's batches are listed to find it",
+                    file=sys.stderr,
+                )
+                self.unresolved.append(created.intent)
+            else:
+                print(
+                    f"trunchbull: warning: a batch of {len(loops):,} request(s) was refused: {created.message}",
+                    file=sys.stderr,
+                )
+                work: list[BatchWork] = []
+                for loop in loops:
+                    self._failed(loop, loop.next_id(), "", "failed", {"message": created.message}, work)
+                self._process(work)
+
+    def _admit(self, loop: Loop) -> bool:
+        """A sample's first request counts against the budget; refused, it is not started at all."""
+        if self.budget is None or loop.sample.k in self.admitted:
+            return True
+        if self.budget.admit(loop.sample) is True:
+            self.admitted.add(loop.sample.k)
+            return True
+        return False
+
+    # ------------------------------------------------------------------ polling
+
+    def _poll(self) -> None:
+        for batch, live in list(self.live.items()):
+            try:
+                outcome = self.caller.status(live.ref)
+            except CallerGone as err:
+                print(f"trunchbull: warning: batch {batch}: {err}; asked again at the next poll", file=sys.stderr)
+                continue
+            if outcome.tag != "status":
+                print(
+                    f"trunchbull: warning: batch {batch}: {outcome.value.get('message')}; asked again", file=sys.stderr
+                )
+                continue
+            status = outcome.value
+            self._show(live, status.get("rawStatus") or status.get("status"), status.get("requestCounts"))
+            if status.get("status") not in PENDING:
+                self._read(batch, live)
+
+    def _show(self, live: Live, raw: object, counts: dict | None = None) -> None:
+        counts = counts or {}
+        shown = (raw, counts.get("completed"), counts.get("failed"))
+        if shown == live.shown:
+            return
+        live.shown = shown
+        total = counts.get("total") or len(live.intent.requests)
+        elapsed = duration(max(0.0, time.time() - live.intent.at))
+        print(
+            f"trunchbull: batch {live.ref['id']}: {raw}; {counts.get('completed') or 0:,} of {total:,} done, "
+            f"{counts.get('failed') or 0:,} failed; {elapsed} elapsed",
+            file=sys.stderr,
+        )
+
+    # ------------------------------------------------------------------ results
+
+    def _read(self, batch: str, live: Live) -> None:
+        """The ended batch's results, each reply processed as it streams in."""
+        expected = set(live.intent.requests)
+        seen: set[str] = set()
+        work: list[BatchWork] = []
+        try:
+            for item in self.caller.results(live.ref):
+                request_id = item.get("id")
+                if type(request_id) is not str or request_id in seen:
+                    continue
+                if request_id not in expected:
+                    if batch in self.journal.state.adopted and not seen:
+                        return self._foreign(batch, live)
+                    continue
+                seen.add(request_id)
+                self._take(batch, request_id, item, work)
+                if len(work) >= CHUNK:
+                    self._process(work)
+                    work = []
+        except (ResultsBroken, CallerGone) as err:
+            self._process(work)
+            live.read_failures += 1
+            if live.read_failures <= self.retries:
+                print(
+                    f"trunchbull: warning: batch {batch}: reading its results broke off ({err}); read again at the next poll",
+                    file=sys.stderr,
+                )
+                return None
+            print(
+                f"trunchbull: warning: batch {batch}: its results could not be read ({err}); what is missing is sent again",
+                file=sys.stderr,
+            )
+        self._process(work)
+        work = []
+        for request_id in sorted(expected - seen):
+            parsed = parse_request_id(request_id)
+            loop = self.loops.get(parsed[0]) if parsed else None
+            if loop is not None and loop.waiting == request_id:
+                self._failed(
+                    loop, request_id, batch, "missing", {"message": "the request is not in the batch's results"}, work
+                )
+        self._process(work)
+        self.recorder.log.flush()
+        self.recorder.log.sync()  # the records before the line that says they are written
+        self.journal.add({"e": "read", "batch": batch})
+        del self.live[batch]
+        return None
+
+    def _foreign(self, batch: str, live: Live) -> None:
+        print(f"trunchbull: warning: batch {batch} is not this run's; its requests are sent again", file=sys.stderr)
+        self.journal.add({"e": "foreign", "batch": batch})
+        del self.live[batch]
+        for loop in self._loops_of(live.intent.requests):
+            loop.waiting = None
+            loop.attempt += 1
+            self.pending.append(loop)
+
+    def _take(self, batch: str, request_id: str, item: dict, work: list[BatchWork]) -> None:
+        parsed = parse_request_id(request_id)
+        loop = self.loops.get(parsed[0]) if parsed else None
+        if loop is None or loop.waiting != request_id:
+            return  # accounted for already (a second reading)
+        status = item.get("status")
+        if status == "succeeded" and type(item.get("result")) is dict:
+            loop.outcome(request_id, batch, "succeeded")
+            work.append(loop.work(item["result"], None))
+        else:
+            error: dict = item["error"] if type(item.get("error")) is dict else {}
+            kind = status if status in ("expired", "cancelled") else "failed"
+            self._failed(loop, request_id, batch, kind, error, work)
+
+    def _failed(self, loop: Loop, request_id: str, batch: str, status: str, error: dict, work: list[BatchWork]) -> None:
+        """A request that did not succeed: sent again, or (past --retries) its sample ends in error."""
+        message = str(error.get("message") or f"the request {status}")
+        if batch:  # (else its batch was refused: no batch holds it)
+            self.journal.add({"e": "item", "batch": batch, "id": request_id, "status": status, "error": error})
+            loop.outcome(request_id, batch, status)
+        loop.waiting = None
+        loop.failed(counted=status != "cancelled")
+        if loop.step_failures <= self.retries:
+            self.pending.append(loop)
+            return
+        if status == "failed":
+            kind = "rate-limit" if error.get("statusCode") == 429 else "provider"
+            code = error.get("statusCode") or error.get("code")
+            message += f" ({'HTTP ' if error.get('statusCode') else ''}{code})" if code else ""
+        else:
+            kind = "batch-expired"
+        message += f"; sent {loop.step_failures} time(s) in batches (--retries {self.retries})"
+        work.append(loop.work(None, {"kind": kind, "message": message}))
+
+    def _process(self, work: list[BatchWork]) -> None:
+        while work:
+            self.pool.run(work, self._on_record, after_records=self.recorder.after_records)  # type: ignore[arg-type]
+            work, self._deferred = self._deferred, []
+
+    def _on_record(self, work: BatchWork, kind: str | None, record: bytes) -> None:
+        earlier = self.pool.earlier_calls.pop(work.k, 0)
+        self.recorder.record(work, kind, record, earlier)  # type: ignore[arg-type]
+        self.loops.pop(work.loop.tag, None)
+
+    def _on_step(self, work: BatchWork, line: bytes) -> None:
+        loop = work.loop
+        step = _checked_step(line)
+        if step is None:  # not what a model caller sends: the sample ends here, saying so
+            message = "the run worker sent a step that is not one (not JSON, or not its shape)"
+            self._deferred.append(loop.work(None, {"kind": "record", "message": message}))
+            return None
+        last = loop.requests[-1]
+        self.journal.add({"e": "step", "batch": last["batch"], "id": last["customId"], "step": step})
+        loop.advanced(step)
+        self.pending.append(loop)
+
+    # ------------------------------------------------------------------ cancelling
+
+    def _cancel_all(self) -> None:
+        for batch, live in self.live.items():
+            if batch in self.journal.state.cancelled:
+                continue
+            self.journal.add({"e": "cancel", "batch": batch})
+            try:
+                outcome = self.caller.cancel(live.ref)
+            except CallerGone as err:
+                outcome = None
+                print(f"trunchbull: warning: batch {batch}: cancelling it failed: {err}", file=sys.stderr)
+            if outcome is not None and outcome.tag != "cancelled":
+                print(
+                    f"trunchbull: warning: batch {batch}: cancelling it failed: {outcome.value.get('message')}",
+                    file=sys.stderr,
+                )
+            else:
+                print(f"trunchbull: batch {batch}: cancellation asked for", file=sys.stderr)
