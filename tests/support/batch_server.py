@@ -459,16 +459,13 @@ class BatchServer(ChatServer):
         for start in range(0, len(lines), size):
             for index in range(start, min(start + size, len(lines))):
                 if gate is not None and index == gate.after:
-                    await response.drain()
                     await self._pass(gate)
                     gate = None
                 if cut is not None and index == cut:
-                    await response.drain()
                     if request.transport is not None:
                         request.transport.abort()
                     return response
                 await response.write(lines[index] + b"\n")
-            await response.drain()
         await response.write_eof()
         return response
 

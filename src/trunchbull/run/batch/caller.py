@@ -26,6 +26,7 @@ from trunchbull.node.worker_pool import ProcessPool, WorkerProcess, start_worker
 SCRIPT = JS_DIR / "run/batch.mjs"
 MEMORY_MB = 2048
 START_TIMEOUT_S = 60.0
+IDLE_S = 0.05  # results: a pause this long hands on what was read so far
 
 
 class CallerGone(Exception):
@@ -86,14 +87,18 @@ class BatchCaller:
             self._next({"ready"}, START_TIMEOUT_S)
             self._ready = True
 
-    def _lines(self) -> Iterator[bytes]:
-        """Its lines, until `self._deadline` passes without one."""
+    def _lines(self, idle_s: float | None = None) -> Iterator[bytes | None]:
+        """Its lines, until `self._deadline` passes without one; with `idle_s`, None whenever
+        none came for that long."""
         while True:
             wait = self._deadline - time.monotonic()
             if wait <= 0:
                 self._stop()
                 raise CallerGone(f"the batch caller did not answer within {self.timeout_s:g} s")
-            for event in self._pool.poll(min(wait, 1.0)):
+            events = self._pool.poll(min(wait, idle_s or 1.0))
+            if idle_s is not None and not any(event.lines for event in events):
+                yield None
+            for event in events:
                 if event.garbled is not None:
                     self._stop()
                     raise CallerGone(event.garbled)
@@ -108,6 +113,7 @@ class BatchCaller:
         """The next answer with one of `tags` (warnings are kept on the way)."""
         self._deadline = time.monotonic() + timeout_s
         for line in self._lines():
+            assert line is not None
             tag, value = self._frame(line)
             if tag in tags:
                 return tag, value
@@ -164,8 +170,9 @@ class BatchCaller:
     def list(self, limit: int, cursor: str | None) -> Outcome:
         return self._ask({"op": "list", "limit": limit, "cursor": cursor}, {"listed"})
 
-    def results(self, ref: dict) -> Iterator[dict]:
-        """The batch's results, each item as it is read; ends with the last (the `end`), or
+    def results(self, ref: dict) -> Iterator[dict | None]:
+        """The batch's results, each item as it is read, and None whenever none came for
+        IDLE_S (what was read may be taken on meanwhile); ends with the last (the `end`), or
         raises CallerGone or ResultsBroken when the reading broke off."""
         self._ensure()
         self._pool.send(0, orjson.dumps({"op": "results", "ref": ref}) + b"\n")
@@ -181,8 +188,11 @@ class BatchCaller:
             if not finished:  # left mid-stream: what is still coming is not for the next command
                 self._stop()
 
-    def _items(self) -> Iterator[dict]:
-        for line in self._lines():
+    def _items(self) -> Iterator[dict | None]:
+        for line in self._lines(IDLE_S):
+            if line is None:
+                yield None
+                continue
             self._deadline = time.monotonic() + self.timeout_s  # the timeout is between items
             tag, value = self._frame(line)
             if tag == "i":

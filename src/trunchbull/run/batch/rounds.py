@@ -225,6 +225,10 @@ class BatchRun:
         work: list[BatchWork] = []
         try:
             for item in self.caller.results(live.ref):
+                if item is None:  # a pause in the stream: what was read goes on meanwhile
+                    self._process(work)
+                    work = []
+                    continue
                 request_id = item.get("id")
                 if type(request_id) is not str or request_id in seen:
                     continue
