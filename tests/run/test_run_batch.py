@@ -26,7 +26,8 @@ def run_args(release: Path, server, out: Path, provider: str = "openai", *extra)
 
 
 def env(provider: str = "openai") -> dict:
-    return {KEYS[provider]: f"sk-{provider}-test"}
+    """Every provider's key (`provider`'s first, for messages)."""
+    return {KEYS[provider]: f"sk-{provider}-test", **{v: f"sk-{k}-test" for k, v in KEYS.items() if k != provider}}
 
 
 def comparable(out: Path, drop_ids: bool = False) -> tuple[dict, dict]:

@@ -45,7 +45,8 @@ from tests.support.chat_server import ChatServer, Recorded, Reply, _first_user_t
 class BatchScript:
     processing: float = 0.0  # seconds from creation until the batch ends
     hold: threading.Event | None = None  # ... and not before this is set
-    expire_after: int | None = None  # the batch expires: only its first N requests finish
+    finish: int | None = None  # only its first N requests finish: the rest expire, or are cancelled
+    expire: bool = False  # the batch expires (its unfinished requests with it)
     pieces: int = 1  # the results are sent in this many writes
     cut_after: int | None = None  # the first download of the results breaks off after N lines
 
@@ -109,6 +110,7 @@ class BatchServer(ChatServer):
         self._batch_count = 0
         self._gates: dict[str, Gate] = {}
         self._serial = itertools.count(1)
+        self.lose_creates = 0  # the next N creates make their batch, then answer 500 (the reply is lost)
 
     # ------------------------------------------------------------------ scripting
 
@@ -123,6 +125,13 @@ class BatchServer(ChatServer):
         with self._lock:
             self._gates[point] = gate
         return gate
+
+    def _lost(self) -> bool:
+        with self._lock:
+            if self.lose_creates <= 0:
+                return False
+            self.lose_creates -= 1
+            return True
 
     def _take_gate(self, point: str) -> Gate | None:
         with self._lock:
@@ -304,17 +313,12 @@ class BatchServer(ChatServer):
             return
         script = batch.script
         if batch.cancelled_at is not None:
-            done = (
-                sum(1 for item in batch.items if item.status in ("succeeded", "failed"))
-                if script.expire_after is None
-                else script.expire_after
-            )
-            self._expire_or_cancel(batch, "cancelled", min(done, script.expire_after or 0))
+            self._expire_or_cancel(batch, "cancelled", script.finish or 0)
             return
         if time.time() - batch.created < script.processing or (script.hold is not None and not script.hold.is_set()):
             return
-        if script.expire_after is not None:
-            self._expire_or_cancel(batch, "expired", script.expire_after)
+        if script.expire:
+            self._expire_or_cancel(batch, "expired", script.finish or 0)
         else:
             batch.state = "ended"
 
@@ -398,6 +402,8 @@ class BatchServer(ChatServer):
             items.append(Item(line["custom_id"], line["body"], key, step))
         batch = self._create("openai", items[0].body.get("model", "") if items else "", items)
         await self._pass(self._take_gate("create"))
+        if self._lost():
+            return web.json_response({"error": {"message": "upstream timeout", "type": "server_error"}}, status=500)
         return web.json_response(self._openai_batch(batch))
 
     async def _openai_get(self, request: web.Request) -> web.StreamResponse:
@@ -507,6 +513,10 @@ class BatchServer(ChatServer):
             items.append(Item(entry["custom_id"], params, _first_user_text(messages), step))
         batch = self._create("anthropic", items[0].body.get("model", "") if items else "", items)
         await self._pass(self._take_gate("create"))
+        if self._lost():
+            return web.json_response(
+                {"type": "error", "error": {"type": "api_error", "message": "overloaded"}}, status=500
+            )
         return web.json_response(self._anthropic_batch(batch))
 
     async def _anthropic_get(self, request: web.Request) -> web.StreamResponse:
@@ -601,6 +611,8 @@ class BatchServer(ChatServer):
             items.append(Item(entry["metadata"]["key"], req, self._conversation_key("", req), step))
         batch = self._create("google", model, items)
         await self._pass(self._take_gate("create"))
+        if self._lost():
+            return web.json_response({"error": {"code": 500, "message": "internal", "status": "INTERNAL"}}, status=500)
         return web.json_response(self._google_operation(batch))
 
     async def _google_get(self, request: web.Request) -> web.StreamResponse:
