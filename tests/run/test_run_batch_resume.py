@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from tests.run.conftest import kill_group, read_jsonl, start_cli, wait_for_records, wait_until
+from tests.run.conftest import kill_group, read_jsonl, start_cli, wait_until
 from tests.run.test_run_batch import POLL, env, run_args, script_tools
 from tests.support.batch_server import BatchScript
 
