@@ -34,7 +34,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from aiohttp import web
 
@@ -44,6 +44,7 @@ from tests.support.chat_server import ChatServer, Recorded, Reply, _first_user_t
 @dataclass
 class BatchScript:
     processing: float = 0.0  # seconds from creation until the batch ends
+    rate: float | None = None  # or: requests processed per second (the batch ends after its size / rate)
     hold: threading.Event | None = None  # ... and not before this is set
     finish: int | None = None  # only its first N requests finish: the rest expire, or are cancelled
     expire: bool = False  # the batch expires (its unfinished requests with it)
@@ -76,6 +77,8 @@ class Batch:
     items: list[Item]
     script: BatchScript
     model: str = ""
+    total: int = 0
+    answered: threading.Event = field(default_factory=threading.Event)
     state: str = "in_progress"  # in_progress | ended | cancelled | expired
     cancelled_at: float | None = None
     downloads: int = 0
@@ -161,17 +164,20 @@ class BatchServer(ChatServer):
     def _new_id(self, prefix: str) -> str:
         return f"{prefix}{next(self._serial):06d}"
 
-    def _create(self, provider: str, model: str, items: list[Item]) -> Batch:
-        batch = Batch(
-            provider,
-            self._new_id({"openai": "batch_", "anthropic": "msgbatch_", "google": "batches/b"}[provider]),
-            time.time(),
-            items,
-            self._next_script(),
-            model,
-        )
-        for item in items:
-            item.line = self._answer_item(provider, item)
+    def _create(self, provider: str, model: str, total: int, parse: Callable[[], list[Item]]) -> Batch:
+        """A batch of `total` requests; `parse` gives them. Its requests are parsed and answered on a
+        thread (the provider's work), and it cannot end before that is done."""
+        prefix = {"openai": "batch_", "anthropic": "msgbatch_", "google": "batches/b"}[provider]
+        batch = Batch(provider, self._new_id(prefix), time.time(), [], self._next_script(), model, total=total)
+
+        def work() -> None:
+            items = parse()
+            for item in items:
+                item.line = self._answer_item(provider, item)
+            batch.items = items
+            batch.answered.set()
+
+        threading.Thread(target=work, name=f"batch-{batch.id}", daemon=True).start()
         with self._lock:
             self.batches[batch.id] = batch
         return batch
@@ -312,26 +318,52 @@ class BatchServer(ChatServer):
         if batch.ended():
             return
         script = batch.script
+        if not batch.answered.is_set():
+            return
         if batch.cancelled_at is not None:
             self._expire_or_cancel(batch, "cancelled", script.finish or 0)
             return
-        if time.time() - batch.created < script.processing or (script.hold is not None and not script.hold.is_set()):
+        if time.time() - batch.created < self.processing_s(batch) or (
+            script.hold is not None and not script.hold.is_set()
+        ):
             return
         if script.expire:
             self._expire_or_cancel(batch, "expired", script.finish or 0)
         else:
             batch.state = "ended"
 
+    def processing_s(self, batch: Batch) -> float:
+        """How long the batch takes to process, from its creation."""
+        rate = batch.script.rate
+        return batch.script.processing if rate is None else batch.total / rate
+
     def _counts(self, batch: Batch) -> dict[str, int]:
         done = batch.ended()
         return {
-            "total": len(batch.items),
+            "total": batch.total,
             "succeeded": sum(1 for i in batch.items if done and i.status == "succeeded"),
             "failed": sum(1 for i in batch.items if done and i.status == "failed"),
             "expired": sum(1 for i in batch.items if done and i.status == "expired"),
             "cancelled": sum(1 for i in batch.items if done and i.status == "cancelled"),
-            "pending": 0 if done else len(batch.items),
+            "pending": 0 if done else batch.total,
         }
+
+    async def _bench_log(self, request: web.Request) -> web.StreamResponse:
+        """`GET /v1/_bench/batches`: every batch made, with its own processing time (for bench/batch.py)."""
+        with self._lock:
+            batches = list(self.batches.values())
+        return web.json_response(
+            [
+                {
+                    "id": b.id,
+                    "items": b.total,
+                    "created": b.created,
+                    "processingS": self.processing_s(b),
+                    "downloads": b.downloads,
+                }
+                for b in batches
+            ]
+        )
 
     # ------------------------------------------------------------------ OpenAI
 
@@ -367,9 +399,14 @@ class BatchServer(ChatServer):
         }
 
     async def _openai_upload(self, request: web.Request) -> web.StreamResponse:
-        form = await request.post()
-        upload = form.get("file")
-        data = upload.file.read() if hasattr(upload, "file") else b""
+        form: dict[str, Any] = {}
+        data = b""
+        reader = await request.multipart()
+        while (part := await reader.next()) is not None:
+            if getattr(part, "name", None) == "file":
+                data = bytes(await part.read())  # type: ignore[union-attr]
+            else:
+                form[part.name] = await part.text()  # type: ignore[union-attr]
         file_id = self._new_id("file-")
         with self._lock:
             self.files[file_id] = data
@@ -395,12 +432,16 @@ class BatchServer(ChatServer):
             return web.json_response(
                 {"error": {"message": "no such file", "type": "invalid_request_error"}}, status=400
             )
-        items = []
-        for raw in data.splitlines():
-            line = json.loads(raw)
-            key, step = _responses_step(line["body"])
-            items.append(Item(line["custom_id"], line["body"], key, step))
-        batch = self._create("openai", items[0].body.get("model", "") if items else "", items)
+
+        def parse() -> list[Item]:
+            items = []
+            for raw in data.splitlines():
+                line = json.loads(raw)
+                key, step = _responses_step(line["body"])
+                items.append(Item(line["custom_id"], line["body"], key, step))
+            return items
+
+        batch = self._create("openai", "", data.count(b"\n") + (not data.endswith(b"\n")), parse)
         await self._pass(self._take_gate("create"))
         if self._lost():
             return web.json_response({"error": {"message": "upstream timeout", "type": "server_error"}}, status=500)
@@ -505,13 +546,18 @@ class BatchServer(ChatServer):
     async def _anthropic_create(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self._record(request, body)
-        items = []
-        for entry in body.get("requests") or []:
-            params = entry["params"]
-            messages = params.get("messages") or []
-            step = sum(1 for m in messages if m.get("role") == "assistant")
-            items.append(Item(entry["custom_id"], params, _first_user_text(messages), step))
-        batch = self._create("anthropic", items[0].body.get("model", "") if items else "", items)
+        requests = body.get("requests") or []
+
+        def parse() -> list[Item]:
+            items = []
+            for entry in requests:
+                params = entry["params"]
+                messages = params.get("messages") or []
+                step = sum(1 for m in messages if m.get("role") == "assistant")
+                items.append(Item(entry["custom_id"], params, _first_user_text(messages), step))
+            return items
+
+        batch = self._create("anthropic", "", len(requests), parse)
         await self._pass(self._take_gate("create"))
         if self._lost():
             return web.json_response(
@@ -603,13 +649,18 @@ class BatchServer(ChatServer):
         body = await request.json()
         self._record(request, body)
         model = request.match_info["model"]
-        items = []
-        for entry in ((body.get("batch") or {}).get("inputConfig") or {}).get("requests", {}).get("requests") or []:
-            req = entry["request"]
-            contents = req.get("contents") or []
-            step = sum(1 for c in contents if c.get("role") == "model")
-            items.append(Item(entry["metadata"]["key"], req, self._conversation_key("", req), step))
-        batch = self._create("google", model, items)
+        requests = ((body.get("batch") or {}).get("inputConfig") or {}).get("requests", {}).get("requests") or []
+
+        def parse() -> list[Item]:
+            items = []
+            for entry in requests:
+                req = entry["request"]
+                contents = req.get("contents") or []
+                step = sum(1 for c in contents if c.get("role") == "model")
+                items.append(Item(entry["metadata"]["key"], req, self._conversation_key("", req), step))
+            return items
+
+        batch = self._create("google", model, len(requests), parse)
         await self._pass(self._take_gate("create"))
         if self._lost():
             return web.json_response({"error": {"code": 500, "message": "internal", "status": "INTERNAL"}}, status=500)
@@ -676,6 +727,7 @@ class BatchServer(ChatServer):
             ("GET", "/v1/messages/batches/{id}/results", self._anthropic_results),
             ("POST", "/v1/messages/batches/{id}/cancel", self._anthropic_cancel),
             ("POST", "/v1/models/{model}:batchGenerateContent", self._google_create),
+            ("GET", "/v1/_bench/batches", self._bench_log),
         ]
         for method, path, handler in routes:
             app.router.add_route(method, path, handler)
@@ -693,3 +745,25 @@ class BatchServer(ChatServer):
         if "pageSize" in request.query or "pageToken" in request.query or request.headers.get("x-goog-api-key"):
             return await self._google_list(request)
         return await self._openai_list(request)
+
+
+def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A local batch server (OpenAI, Anthropic, Google batch APIs).")
+    parser.add_argument("--rate", type=float, default=None, help="requests each batch processes per second")
+    parser.add_argument("--processing", type=float, default=0.0, help="or: seconds each batch takes")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    server = BatchServer(port=args.port)
+    server.process(BatchScript(processing=args.processing, rate=args.rate))
+
+    async def forever() -> None:
+        print(await server.serve(), flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(forever())
+
+
+if __name__ == "__main__":
+    main()

@@ -54,6 +54,8 @@ from trunchbull.run.worker_units import UnitPaths, spawn_unit
 from trunchbull.rundir.schema import error_record
 
 GRACE_S = 1.0  # after a deadline, the worker's own report is waited for this long
+REFILL_BELOW = 512  # run(refill=…): more samples are asked for when fewer wait
+REFILL_WAIT_S = 0.01  # ... and asked again at least this often
 MAX_CRASHES = 2
 START_TIMEOUT_S = 120  # a local model is loaded before its worker is ready
 
@@ -167,15 +169,25 @@ class WorkerPool:
         on_record: OnRecord,
         after_records: Callable[[], None] = lambda: None,
         admit: Callable[[Sample], bool | None] | None = None,
+        refill: Callable[[], "list[Sample] | None"] | None = None,
     ) -> None:
         """Run every sample; `on_record` gets each finished one (in the order
         they finish), and `after_records` is called once the records that
         arrived together have all been handed over. Returns when all are
         recorded, or, once `admit` (a budget) refuses a sample (False), when
         the samples already sent are; `admit` None: not yet (ask again after
-        the next records)."""
+        the next records). `refill`: more samples as they become available
+        (batch mode: replies as they stream in), asked whenever few are
+        waiting; [] for none yet, None when there will be no more."""
         queue: deque[InFlight] = deque(InFlight(s, 0.0) for s in samples)
-        while queue or any(w.inflight for w in self.workers):
+        more = refill is not None
+        while queue or more or any(w.inflight for w in self.workers):
+            if more and refill is not None and len(queue) < REFILL_BELOW:
+                got = refill()
+                if got is None:
+                    more = False
+                else:
+                    queue.extend(InFlight(s, 0.0) for s in got)
             if queue:
                 now = time.monotonic()
                 while queue:
@@ -191,7 +203,8 @@ class WorkerPool:
                     worker.assign(queue.popleft(), now)
             else:
                 self._rebalance()
-            requeue = self._pump(self._next_deadline(), on_record)
+            wait = self._next_deadline()
+            requeue = self._pump(min(wait, REFILL_WAIT_S) if more else wait, on_record)
             after_records()
             queue.extendleft(reversed(requeue))
 

@@ -42,10 +42,29 @@ process.on("SIGINT", () => {}); // the parent stops the run in order
 process.on("SIGTERM", () => {});
 for (const level of ["log", "info", "debug", "table", "dir"]) console[level] = console.error;
 
-function send(text) {
-  const buf = Buffer.from(text + "\n");
+// Result lines go out together, when FLUSH_BYTES are held or the event loop turns (the results'
+// stream waits for the network): 25,000 small writes would cost the reader as many wake-ups.
+// Every other message goes at once, after them.
+const FLUSH_BYTES = 256 * 1024;
+let held = "";
+let flushing = false;
+
+function flush() {
+  flushing = false;
+  if (!held) return;
+  const buf = Buffer.from(held);
+  held = "";
   let offset = 0;
   while (offset < buf.length) offset += writeSync(PROTOCOL_FD, buf, offset);
+}
+
+function send(text, soon = false) {
+  held += text + "\n";
+  if (!soon || held.length >= FLUSH_BYTES) flush();
+  else if (!flushing) {
+    flushing = true;
+    setImmediate(flush);
+  }
 }
 
 let secret = null;
@@ -197,7 +216,7 @@ async function results(ref) {
         const message = `the reply was ${Buffer.byteLength(line).toLocaleString("en")} bytes as JSON, past the run's limit on one reply`;
         line = stringify({ type: "text", id: item.id, status: "failed", error: { message, code: "response-too-large" } });
       }
-      send(`i\t${line}`);
+      send(`i\t${line}`, true);
       count += 1;
     }
     send(`end\t${stringify({ count })}`);

@@ -156,10 +156,13 @@ try {
     secret = spec.apiKey || null;
     delete process.env[spec.apiKeyEnv]; // nothing else here needs it
   }
-  const transport = (url, init) => httpFetch(url, init, undefined, config.maxReplyBytes);
-  const made = await createModel(spec, ai, retryingFetch(config.retries, inProgress, transport, (k) => sendSoon(`c\t${k}`)));
-  const sampleOf = (params) => inProgress.get(Number(params?.headers?.[SAMPLE_HEADER]))?.repairs ?? null;
-  model = limitedModel(made, config.maxResponseBytes, sampleOf);
+  if (!config.batch) {
+    // (in batch mode the model callers call no provider: the replies come from the batches)
+    const transport = (url, init) => httpFetch(url, init, undefined, config.maxReplyBytes);
+    const made = await createModel(spec, ai, retryingFetch(config.retries, inProgress, transport, (k) => sendSoon(`c\t${k}`)));
+    const sampleOf = (params) => inProgress.get(Number(params?.headers?.[SAMPLE_HEADER]))?.repairs ?? null;
+    model = limitedModel(made, config.maxResponseBytes, sampleOf);
+  }
   if (TOOLS_TO_FD !== null) {
     toolClient = new ToolClient(TOOLS_TO_FD, TOOLS_FROM_FD, {
       specs: config.tools, toolTimeoutMs: config.toolTimeoutMs, maxToolResultBytes: config.maxToolResultBytes,
@@ -191,7 +194,7 @@ try {
   send(`fatal\t${stringify({ message: scrub(errorText(err)) })}`);
   process.exit(1);
 }
-const described = typeof model.describe === "function" ? jsonSafe(model.describe()) : null;
+const described = typeof model?.describe === "function" ? jsonSafe(model.describe()) : null;
 send(`ready\t${stringify({ model: described, rssBytes: process.memoryUsage().rss })}`);
 
 const settings = config.settings;

@@ -25,8 +25,12 @@ from trunchbull.node.worker_pool import ProcessPool, WorkerProcess, start_worker
 
 SCRIPT = JS_DIR / "run/batch.mjs"
 MEMORY_MB = 2048
+NODE_FLAGS = ("--max-semi-space-size=8",)
+# After a start of this many requests the process is replaced: V8 keeps the memory of the
+# heap the AI SDK built for them (25,000 requests: ~120 MB) after it is collected, and the
+# replies are read beside the workers taking them.
+RECYCLE_AFTER = 1000
 START_TIMEOUT_S = 60.0
-IDLE_S = 0.05  # results: a pause this long hands on what was read so far
 
 
 class CallerGone(Exception):
@@ -53,10 +57,11 @@ class BatchCaller:
         self._pool = ProcessPool(self._start, 1)
         self._ready = False
         self._deadline = 0.0
+        self._reading = False
 
     def _start(self, index: int) -> WorkerProcess:
         return start_worker(
-            lambda fd: [str(self._tc.node), *sandbox_flags(self._read, MEMORY_MB), str(SCRIPT), str(fd)],
+            lambda fd: [str(self._tc.node), *sandbox_flags(self._read, MEMORY_MB), *NODE_FLAGS, str(SCRIPT), str(fd)],
             RUN_BATCH,
             env=self._env,
             cwd=self._cwd,
@@ -87,18 +92,14 @@ class BatchCaller:
             self._next({"ready"}, START_TIMEOUT_S)
             self._ready = True
 
-    def _lines(self, idle_s: float | None = None) -> Iterator[bytes | None]:
-        """Its lines, until `self._deadline` passes without one; with `idle_s`, None whenever
-        none came for that long."""
+    def _lines(self) -> Iterator[bytes]:
+        """Its lines, until `self._deadline` passes without one."""
         while True:
             wait = self._deadline - time.monotonic()
             if wait <= 0:
                 self._stop()
                 raise CallerGone(f"the batch caller did not answer within {self.timeout_s:g} s")
-            events = self._pool.poll(min(wait, idle_s or 1.0))
-            if idle_s is not None and not any(event.lines for event in events):
-                yield None
-            for event in events:
+            for event in self._pool.poll(min(wait, 1.0)):
                 if event.garbled is not None:
                     self._stop()
                     raise CallerGone(event.garbled)
@@ -113,7 +114,6 @@ class BatchCaller:
         """The next answer with one of `tags` (warnings are kept on the way)."""
         self._deadline = time.monotonic() + timeout_s
         for line in self._lines():
-            assert line is not None
             tag, value = self._frame(line)
             if tag in tags:
                 return tag, value
@@ -159,7 +159,16 @@ class BatchCaller:
 
     def start(self, requests: list[bytes]) -> Outcome:
         """Create a batch of `requests` (each a JSON line); started, refused, or CallerGone (lost)."""
-        return self._ask({"op": "start", "n": len(requests)}, {"started", "refused"}, tuple(requests))
+        outcome = self._ask({"op": "start", "n": len(requests)}, {"started", "refused"}, tuple(requests))
+        if len(requests) >= RECYCLE_AFTER:
+            self._recycle()
+        return outcome
+
+    def _recycle(self) -> None:
+        """A fresh process in its place (started now, ready by the next command)."""
+        self._ready = False
+        self._pool.close(timeout_s=2.0)
+        self._launch()
 
     def status(self, ref: dict) -> Outcome:
         return self._ask({"op": "status", "ref": ref}, {"status"})
@@ -167,42 +176,56 @@ class BatchCaller:
     def cancel(self, ref: dict) -> Outcome:
         return self._ask({"op": "cancel", "ref": ref}, {"cancelled"})
 
-    def list(self, limit: int, cursor: str | None) -> Outcome:
+    def list_batches(self, limit: int, cursor: str | None) -> Outcome:
         return self._ask({"op": "list", "limit": limit, "cursor": cursor}, {"listed"})
 
-    def results(self, ref: dict) -> Iterator[dict | None]:
-        """The batch's results, each item as it is read, and None whenever none came for
-        IDLE_S (what was read may be taken on meanwhile); ends with the last (the `end`), or
-        raises CallerGone or ResultsBroken when the reading broke off."""
+    def open_results(self, ref: dict) -> None:
+        """Start reading the batch's results; take them with pull()."""
         self._ensure()
         self._pool.send(0, orjson.dumps({"op": "results", "ref": ref}) + b"\n")
         self._deadline = time.monotonic() + self.timeout_s
-        finished = False
-        try:
-            yield from self._items()
-            finished = True
-        except ResultsBroken:
-            finished = True  # said so in turn: the caller is ready for the next command
-            raise
-        finally:
-            if not finished:  # left mid-stream: what is still coming is not for the next command
-                self._stop()
+        self._reading = True
 
-    def _items(self) -> Iterator[dict | None]:
-        for line in self._lines(IDLE_S):
-            if line is None:
-                yield None
-                continue
+    def abandon_results(self) -> None:
+        """Stop reading results midway (what is still coming is not for the next command)."""
+        if self._reading:
+            self._reading = False
+            self._stop()
+
+    def pull(self, wait_s: float = 0.0) -> tuple[list[dict], bool]:
+        """(the items read since the last pull, whether that was the last); waits up to `wait_s`
+        for some. ResultsBroken when the reading broke off (the caller is ready for the next
+        command), CallerGone when the caller is (it is stopped)."""
+        items: list[dict] = []
+        if not self._reading:
+            return items, True
+        try:
+            if time.monotonic() > self._deadline:
+                raise CallerGone(f"the batch caller sent no result for {self.timeout_s:g} s")
+            for event in self._pool.poll(wait_s):
+                if event.garbled is not None:
+                    raise CallerGone(event.garbled)
+                for line in event.lines:
+                    tag, value = self._frame(line)
+                    if tag == "i":
+                        items.append(value)
+                    elif tag == "end":
+                        self._reading = False
+                        return items, True
+                    elif tag == "failed":
+                        self._reading = False
+                        raise ResultsBroken(str(value.get("message")))
+                    else:
+                        self._unexpected(tag, value)
+                if event.ended:
+                    raise CallerGone("the batch caller exited while it read results")
+        except CallerGone:
+            self._reading = False
+            self._stop()
+            raise
+        if items:
             self._deadline = time.monotonic() + self.timeout_s  # the timeout is between items
-            tag, value = self._frame(line)
-            if tag == "i":
-                yield value
-            elif tag == "end":
-                return
-            elif tag == "failed":
-                raise ResultsBroken(str(value.get("message")))
-            else:
-                self._unexpected(tag, value)
+        return items, False
 
     def close(self) -> None:
         self._pool.close(timeout_s=2.0)

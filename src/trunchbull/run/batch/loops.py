@@ -34,7 +34,7 @@ def parse_request_id(request_id: str) -> tuple[str, int, int] | None:
     return tag, int(step), int(attempt)
 
 
-@dataclass
+@dataclass(slots=True)
 class Loop:
     sample: Sample
     tag: str

@@ -32,7 +32,6 @@ from trunchbull.run.recording import Recorder
 from trunchbull.run.workers import WorkerPool
 from trunchbull.rundir.batch_journal import BatchJournal, Intent
 
-CHUNK = 1024  # replies handed to the workers together
 PENDING = ("pending",)
 
 
@@ -42,6 +41,19 @@ class Live:
     intent: Intent
     shown: tuple = ()
     read_failures: int = 0
+
+
+@dataclass
+class Reading:
+    """One reading of a batch's results."""
+
+    batch: str
+    expected: set[str]  # the request IDs its intent holds
+    adopted: bool  # found by listing: its results say whether it is this run's
+    seen: set[str] = field(default_factory=set)
+    done: bool = False
+    broken: str | None = None  # why the reading broke off
+    foreign: bool = False
 
 
 def _checked_step(line: bytes) -> dict | None:
@@ -219,56 +231,69 @@ class BatchRun:
     # ------------------------------------------------------------------ results
 
     def _read(self, batch: str, live: Live) -> None:
-        """The ended batch's results, each reply processed as it streams in."""
-        expected = set(live.intent.requests)
-        seen: set[str] = set()
-        work: list[BatchWork] = []
+        """The ended batch's results, each reply handed to the workers as it streams in (the
+        batch caller goes on reading while the workers take the replies already read)."""
+        reading = Reading(batch, set(live.intent.requests), batch in self.journal.state.adopted)
         try:
-            for item in self.caller.results(live.ref):
-                if item is None:  # a pause in the stream: what was read goes on meanwhile
-                    self._process(work)
-                    work = []
-                    continue
-                request_id = item.get("id")
-                if type(request_id) is not str or request_id in seen:
-                    continue
-                if request_id not in expected:
-                    if batch in self.journal.state.adopted and not seen:
-                        return self._foreign(batch, live)
-                    continue
-                seen.add(request_id)
-                self._take(batch, request_id, item, work)
-                if len(work) >= CHUNK:
-                    self._process(work)
-                    work = []
-        except (ResultsBroken, CallerGone) as err:
-            self._process(work)
+            self.caller.open_results(live.ref)
+        except CallerGone as err:
+            reading.broken = str(err)
+        else:
+            self._process([], refill=lambda: self._refill(reading))
+            self._process(self._deferred_now())
+        if reading.foreign:
+            self.caller.abandon_results()
+            return self._foreign(batch, live)
+        if reading.broken is not None:
             live.read_failures += 1
             if live.read_failures <= self.retries:
                 print(
-                    f"trunchbull: warning: batch {batch}: reading its results broke off ({err}); read again at the next poll",
+                    f"trunchbull: warning: batch {batch}: reading its results broke off ({reading.broken}); read "
+                    "again at the next poll",
                     file=sys.stderr,
                 )
                 return None
             print(
-                f"trunchbull: warning: batch {batch}: its results could not be read ({err}); what is missing is sent again",
+                f"trunchbull: warning: batch {batch}: its results could not be read ({reading.broken}); what is "
+                "missing is sent again",
                 file=sys.stderr,
             )
-        self._process(work)
-        work = []
-        for request_id in sorted(expected - seen):
+        work: list[BatchWork] = []
+        for request_id in sorted(reading.expected - reading.seen):
             parsed = parse_request_id(request_id)
             loop = self.loops.get(parsed[0]) if parsed else None
             if loop is not None and loop.waiting == request_id:
-                self._failed(
-                    loop, request_id, batch, "missing", {"message": "the request is not in the batch's results"}, work
-                )
+                missing = {"message": "the request is not in the batch's results"}
+                self._failed(loop, request_id, batch, "missing", missing, work)
         self._process(work)
         self.recorder.log.flush()
         self.recorder.log.sync()  # the records before the line that says they are written
         self.journal.add({"e": "read", "batch": batch})
         del self.live[batch]
         return None
+
+    def _refill(self, reading: "Reading") -> list[BatchWork] | None:
+        """The replies read since the last call, as work for the workers; None once all are."""
+        if reading.done:
+            return None
+        try:
+            items, reading.done = self.caller.pull()
+        except (ResultsBroken, CallerGone) as err:
+            reading.broken, reading.done = str(err), True
+            items = []
+        work: list[BatchWork] = []
+        for item in items:
+            request_id = item.get("id")
+            if type(request_id) is not str or request_id in reading.seen:
+                continue
+            if request_id not in reading.expected:
+                if reading.adopted and not reading.seen:  # an adopted batch that is not this run's
+                    reading.foreign = reading.done = True
+                    return work
+                continue
+            reading.seen.add(request_id)
+            self._take(reading.batch, request_id, item, work)
+        return work
 
     def _foreign(self, batch: str, live: Live) -> None:
         print(f"trunchbull: warning: batch {batch} is not this run's; its requests are sent again", file=sys.stderr)
@@ -313,10 +338,14 @@ class BatchRun:
         message += f"; sent {loop.step_failures} time(s) in batches (--retries {self.retries})"
         work.append(loop.work(None, {"kind": kind, "message": message}))
 
-    def _process(self, work: list[BatchWork]) -> None:
-        while work:
-            self.pool.run(work, self._on_record, after_records=self.recorder.after_records)  # type: ignore[arg-type]
-            work, self._deferred = self._deferred, []
+    def _process(self, work: list[BatchWork], refill=None) -> None:
+        while work or refill is not None:
+            self.pool.run(work, self._on_record, after_records=self.recorder.after_records, refill=refill)  # type: ignore[arg-type]
+            work, refill = self._deferred_now(), None
+
+    def _deferred_now(self) -> list[BatchWork]:
+        work, self._deferred = self._deferred, []
+        return work
 
     def _on_record(self, work: BatchWork, kind: str | None, record: bytes) -> None:
         earlier = self.pool.earlier_calls.pop(work.k, 0)

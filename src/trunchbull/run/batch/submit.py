@@ -111,7 +111,7 @@ def find_lost(caller: BatchCaller, journal: BatchJournal, intent: Intent) -> dic
     candidates = []
     cursor = None
     for _page in range(LIST_PAGES):
-        outcome = caller.list(LIST_PAGE, cursor)
+        outcome = caller.list_batches(LIST_PAGE, cursor)
         if outcome.tag != "listed":
             raise CallerGone(f"listing the provider's batches failed: {outcome.value.get('message')}")
         older = False
