@@ -91,7 +91,8 @@ def add_run_parser(commands) -> None:
         "--prices",
         type=Path,
         metavar="FILE",
-        help="TOML or JSON: model SPEC -> input, output, cachedInput USD per million tokens (overrides the defaults)",
+        help="TOML or JSON: model SPEC -> input, output, cachedInput (and batchInput, batchOutput, batchCachedInput) "
+        "USD per million tokens (overrides the defaults)",
     )
     costs.add_argument(
         "--max-cost", type=float, metavar="USD", help="start no sample that could take the run past USD (exit 3)"

@@ -132,7 +132,9 @@ def record_in_batches(
     finally:
         caller.close()
         journal.close()
-        for warning in caller.warnings:
-            print(f"trunchbull: warning: {warning}", file=sys.stderr)
+        for warning in caller.warnings:  # (the AI SDK's, on the requests: kept in run.json with the workers')
+            if pool is not None and warning not in pool.warnings:
+                pool.warnings.append(warning)
+                print(f"trunchbull: warning: {warning}", file=sys.stderr)
     recorder.close()
     return False
