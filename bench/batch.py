@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -154,6 +155,7 @@ def main() -> None:
         runs = [one_run(release, work, server, args.cases, args.poll, i + 1) for i in range(args.runs)]
     finally:
         server.stop()
+    shutil.rmtree(work)  # (kept when a run failed: its output says why)
     print(f"{args.cases:,} samples in batch mode, server at {args.rate:g} requests/s, --batch-poll {args.poll:g}")
     print(f"  runs                {len(runs)} (load average {runs[0]['loadBefore']:.1f}–{runs[-1]['loadAfter']:.1f})")
     print(f"  wall                {describe([r['wallS'] for r in runs], ' s')}")

@@ -171,3 +171,31 @@ def test_batch_options_need_batch_mode(built, batch_server, cli, tmp_path):
         *run_args(built("agent"), batch_server, out, "openai", "--eval", "plain", "--resume", "--batch"), env=env()
     )
     assert resumed.code == 2 and "--batch (the run was made without --batch)" in resumed.stderr
+
+
+def test_without_tools_the_batch_caller_takes_the_replies_and_records_what_live_does(
+    built, batch_server, cli, tmp_path
+):
+    """A release slice with no tools needs no model callers: the batch caller takes each reply
+    through generateText itself, a call of a tool the case does not have included (a tool error,
+    then a second round, as live)."""
+    release = built("agent")
+    batch_server.script(
+        "[plain-four]",
+        [
+            Reply(tool_calls=[("lookup_order", {"orderId": "X"})], usage=(4, 2)),
+            Reply(content="no such tool", usage=(9, 3)),
+        ],
+    )
+    batch_server.script("[plain-one]", [Reply(content="echo one, in " + "many words " * 50, usage=(7, 80))])
+    args = ("--eval", "plain", "--no-cache", "--repeat", "2")
+    live = cli(*run_args(release, batch_server, tmp_path / "live", "anthropic", *args), env=env("anthropic"))
+    assert live.code == 0, live.stderr
+    run = cli(
+        *run_args(release, batch_server, tmp_path / "batch", "anthropic", *args, "--batch", *POLL), env=env("anthropic")
+    )
+    assert run.code == 0, run.stderr
+    assert comparable(tmp_path / "batch") == comparable(tmp_path / "live")
+    assert [len(b.items) for b in batch_server.batches.values()] == [8, 2]
+    four = {r["repeat"]: r for r in read_jsonl(tmp_path / "batch" / "responses.jsonl") if r["caseId"] == "plain.four"}
+    assert four[0]["steps"] == 2 and "lookup_order" in four[0]["toolResults"][0]["error"]

@@ -119,3 +119,14 @@ def test_cancelled_batches_keep_what_they_finished_and_the_rest_is_sent_on_resum
     records = recorded_once(out, 4)
     assert sorted(statuses(r)[0][1] for r in records) == ["cancelled", "cancelled", "cancelled", "succeeded"]
     assert all(r["attempts"] == 1 for r in records)  # a cancelled request is not a failed attempt
+
+
+def test_a_refused_create_made_no_batch_and_is_sent_again(built, batch_server, cli, tmp_path):
+    batch_server.refuse_creates = 1
+    out = tmp_path / "run"
+    run = cli(*run_args(built("agent"), batch_server, out, "anthropic", "--eval", "plain", "--batch", *POLL), env=env())
+    assert run.code == 0, run.stderr
+    assert "a batch of 4 request(s) was refused" in run.stderr
+    assert len(batch_server.batches) == 1  # the second create
+    records = recorded_once(out, 4)
+    assert all(statuses(r) == [(0, "succeeded")] and r["attempts"] == 2 for r in records)

@@ -22,7 +22,7 @@ def test_what_is_written_is_read_back(tmp_path):
     journal.close()
     state = read_journal(path)
     assert state.nonce == nonce and state.next_intent() == 3
-    assert state.refs == {"batch_1": REF} and state.batch_of == {"a-0-0": "batch_1", "b-0-0": "batch_1"}
+    assert state.refs == {"batch_1": REF} and state.intents[1].batch == "batch_1"
     assert [i.number for i in state.open_intents()] == [2]  # its create's outcome is unknown
     assert state.live() == ["batch_1"] and set(state.items) == {"b-0-0"} and set(state.steps) == {"a-0-0"}
     again = BatchJournal(path, state)  # reopened: the same nonce, no second `run` line
@@ -56,6 +56,6 @@ def test_a_foreign_batch_gives_its_intent_back(tmp_path):
     journal.add({"e": "foreign", "batch": "batch_1"})
     journal.close()
     state = read_journal(path)
-    assert state.refs == {} and state.live() == [] and state.batch_of == {}
+    assert state.refs == {} and state.live() == []
     (intent,) = state.intents.values()
     assert intent.abandoned and intent.batch is None and state.open_intents() == []

@@ -114,6 +114,7 @@ class BatchServer(ChatServer):
         self._gates: dict[str, Gate] = {}
         self._serial = itertools.count(1)
         self.lose_creates = 0  # the next N creates make their batch, then answer 500 (the reply is lost)
+        self.refuse_creates = 0  # the next N creates are refused (400): no batch is made
 
     # ------------------------------------------------------------------ scripting
 
@@ -134,6 +135,13 @@ class BatchServer(ChatServer):
             if self.lose_creates <= 0:
                 return False
             self.lose_creates -= 1
+            return True
+
+    def _refused(self) -> bool:
+        with self._lock:
+            if self.refuse_creates <= 0:
+                return False
+            self.refuse_creates -= 1
             return True
 
     def _take_gate(self, point: str) -> Gate | None:
@@ -546,6 +554,10 @@ class BatchServer(ChatServer):
     async def _anthropic_create(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self._record(request, body)
+        if self._refused():
+            return web.json_response(
+                {"type": "error", "error": {"type": "invalid_request_error", "message": "no"}}, status=400
+            )
         requests = body.get("requests") or []
 
         def parse() -> list[Item]:

@@ -150,10 +150,13 @@ RUN_WORKER = Channel(
     _REPLY + 64,
 )
 # run/batch.mjs, the batch caller (its header describes each tag): one answer per command
-# (started, refused, status, listed, cancelled, failed; results: i item … end), ready, w, fatal.
+# (started, refused, status, listed, cancelled, failed; results and steps: i item, r k kind record,
+# b k step … end), ready, w, fatal.
 RUN_BATCH = Channel(
     "the batch caller",
     {
+        b"r": 3,
+        b"b": 2,
         b"ready": 1,
         b"started": 1,
         b"refused": 1,
@@ -166,5 +169,5 @@ RUN_BATCH = Channel(
         b"w": 1,
         FATAL: 1,
     },
-    _REPLY,
+    _REPLY + 64,
 )

@@ -106,6 +106,12 @@ class Budget:
         self._reserved[sample.k] = (cost, tokens)
         return True
 
+    def hold(self, sample: Sample) -> None:
+        """A sample already started (a batch run resumed: its request is in a live batch) counts
+        at its estimate until it is recorded."""
+        if sample.k not in self._reserved:
+            self._reserved[sample.k] = self._estimate(sample)
+
     def settle(self, sample: Sample, record: bytes) -> None:
         """A recorded sample: its real cost replaces its reservation."""
         self._reserved.pop(sample.k, None)

@@ -105,7 +105,9 @@ def _run(args) -> int:
         # samples planned, which on a big release takes about as long; a local
         # model's wait for the plan, since how many there are depends on how
         # many samples are left to run.
-        pool = None if options.spec.local else spawn_pool(release, options, workdir, None, per_token)
+        # (in batch mode the workers are needed only for cases with tools, which the plan says)
+        early = not options.spec.local and options.batch is None
+        pool = spawn_pool(release, options, workdir, None, per_token) if early else None
         try:
             cases = select_cases(release, options.filters)
             samples = plan(release, cases, options.repeat, identity, options.settings, keyed=not args.no_cache)
@@ -119,7 +121,7 @@ def _run(args) -> int:
                 if not to_run and pool is not None:  # every sample is recorded or cached
                     pool.kill_all()
                     pool = None
-                elif to_run and pool is None:
+                elif to_run and pool is None and (options.batch is None or any(s.case.get("tools") for s in to_run)):
                     pool = spawn_pool(release, options, workdir, len(to_run), per_token)
                 if pool is not None:
                     wait_ready(pool, options.spec)
@@ -140,7 +142,7 @@ def _run(args) -> int:
                 if described is not None:
                     meta["modelInfo"] = described
                 write_run_json(run_dir, meta)
-                record = record_samples if options.batch is None else in_batches(release, workdir)
+                record = record_samples if options.batch is None else in_batches(release, workdir, per_token)
                 interrupted = record(
                     run_dir,
                     samples,
@@ -178,13 +180,27 @@ def _run(args) -> int:
     return grade_and_report(run_dir, samples, *grading.finish(samples), options, meta, args)
 
 
-def in_batches(release: LoadedRelease, workdir: Path):
+def in_batches(release: LoadedRelease, workdir: Path, prices: dict | None):
     """record_samples' counterpart for `--batch` (run/batch/mode.py)."""
     from trunchbull.run.batch.mode import record_in_batches
 
     def record(run_dir, samples, todo, hits, to_run, pool, cache, options, done, rerun, grading, quiet, budget=None):
         interrupted = record_in_batches(
-            run_dir, release, samples, todo, hits, to_run, pool, cache, options, done, grading, quiet, workdir, budget
+            run_dir,
+            release,
+            samples,
+            todo,
+            hits,
+            to_run,
+            pool,
+            cache,
+            options,
+            done,
+            grading,
+            quiet,
+            workdir,
+            budget,
+            prices,
         )
         if rerun and not interrupted:
             print(f"re-ran {rerun:,} sample(s) that had ended in error", file=sys.stderr)

@@ -71,7 +71,6 @@ class JournalState:
     read: set[str] = field(default_factory=set)
     items: dict[str, dict] = field(default_factory=dict)  # request ID → its `item` line
     steps: dict[str, dict] = field(default_factory=dict)  # request ID → its `step` line
-    batch_of: dict[str, str] = field(default_factory=dict)  # request ID → the batch holding it
 
     def fold(self, row: dict) -> None:
         kind = row.get("e")
@@ -86,8 +85,6 @@ class JournalState:
             self.refs[ref["id"]] = ref
             if row.get("adopted"):
                 self.adopted.add(ref["id"])
-            for request in intent.requests:
-                self.batch_of[request] = ref["id"]
         elif kind == "abandoned":
             self.intents[row["intent"]].abandoned = True
         elif kind == "cancel":
@@ -103,8 +100,6 @@ class JournalState:
             for intent in self.intents.values():
                 if intent.batch == batch:
                     intent.batch, intent.abandoned = None, True
-                    for request in intent.requests:
-                        self.batch_of.pop(request, None)
             self.refs.pop(batch, None)
             self.adopted.discard(batch)
 

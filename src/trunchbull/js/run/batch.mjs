@@ -10,12 +10,17 @@
 //
 // stdin, one JSON line each: first the configuration
 //   { sdk, model: { provider, make, model, baseUrl, apiKeyEnv }, tools: { name: { description, inputSchema } },
-//     settings, retries, maxReplyBytes, maxItemBytes }
+//     settings, retries, maxReplyBytes, maxItemBytes, and for the steps taken here: prices, maxSteps,
+//     timeoutMs, maxResponseBytes, maxRecordBytes }
 // then one command at a time, each answered before the next is read:
 //   { op: "start", n } and n request lines { id, system, prompt | messages, tools: [entries] }
 //                 → started <TAB> { ref, status }  |  refused <TAB> { message, definite }
 //   { op: "status", ref } → status <TAB> { status, rawStatus, requestCounts, … }
-//   { op: "results", ref } → i <TAB> item (one per request read) … then end <TAB> { count }
+//   { op: "results", ref, n } and n request lines (the model callers' request lines with `id`: the
+//                 requests whose replies are taken here) → per reply read: r <TAB> k <TAB> kind|- <TAB>
+//                 record, or b <TAB> k <TAB> step (taken here), or i <TAB> item (the provider's
+//                 item: not succeeded, or for the model callers) … then end <TAB> { count }
+//   { op: "steps", n } and n such lines, each with its result or error → r or b each, then end
 //   { op: "cancel", ref } → cancelled <TAB> {}
 //   { op: "list", limit, cursor } → listed <TAB> { batches, nextCursor }
 // and failed <TAB> { message, count? } for any of them that could not be done.
@@ -31,6 +36,7 @@ import { pathToFileURL } from "node:url";
 import { retryable, retryingFetch, serverDelayMs, backoffMs } from "./fetch.mjs";
 import { LineReader } from "./lines.mjs";
 import { createProvider } from "./models.mjs";
+import { runBatchStep } from "./batch_step.mjs";
 import { errorText } from "../shared/intrinsics.mjs";
 
 const PROTOCOL_FD = Number(process.argv[2]);
@@ -195,7 +201,9 @@ function plainStatus(status) {
 
 async function start(lines) {
   try {
-    const started = await ai.experimental_startBatch({ provider, requests: lines.map(batchRequest) });
+    const requests = lines.map(batchRequest);
+    lines.length = 0; // (held no longer than needed: a start of 25,000 is the caller's largest heap)
+    const started = await ai.experimental_startBatch({ provider, requests });
     const { version, id, provider: name } = started;
     send(`started\t${stringify({ ref: { version, id, provider: name }, status: plainStatus(started) })}`);
   } catch (err) {
@@ -203,26 +211,63 @@ async function start(lines) {
   }
 }
 
-async function results(ref) {
+// A reply taken through generateText here, as the model callers take one (batch_step.mjs): for a
+// case without tools nothing runs but the AI SDK, so no tool executor is needed. `r` its record,
+// or `b` its step when its loop goes on.
+const inProgress = new Map();
+const STEPS_AT_ONCE = 64;
+async function takeStep(request, result, receivedAt) {
+  const b = request.batch;
+  const batch = { ...b, result: result ?? null, latencyMs: Math.round((b.latencyMs + performance.now() - receivedAt) * 1000) / 1000 };
+  const context = { ai, toolClient: null, config, prices: config.prices ?? null, scrub, inProgress };
+  const out = await runBatchStep({ ...request, batch }, context);
+  if (out.record) send(`r\t${request.k}\t${out.kind}\t${out.record}`, true);
+  else send(`b\t${request.k}\t${out.step}`, true);
+}
+
+async function results(ref, contexts) {
   let count = 0;
+  const receivedAt = performance.now();
+  const running = new Set();
   try {
     if (ref.provider !== provider.experimental_batch().provider) throw new Error(`the batch ${ref.id} is not of provider ${config.model.provider}`);
-    // The provider's own results (LanguageModelV4 replies): the model callers take each through
-    // generateText as a live reply (batch_step.mjs), tools and limits included.
+    // The provider's own results (LanguageModelV4 replies), each taken through generateText as
+    // a live reply: here (the requests in `contexts`), or by the model callers (`i` items).
     const stream = await provider.experimental_batch().doGetBatchResults({ batchId: ref.id });
     for await (const item of stream) {
+      count += 1;
+      const request = contexts?.get(item.id);
+      if (request && item.status === "succeeded") {
+        contexts.delete(item.id);
+        const step = takeStep(request, item.result, receivedAt).finally(() => running.delete(step));
+        running.add(step);
+        if (running.size >= STEPS_AT_ONCE) await Promise.race(running);
+        continue;
+      }
+      if (contexts && item.status === "succeeded") {
+        send(`i\t${stringify({ id: item.id, status: "taken" })}`, true); // taken already (a second reading)
+        continue;
+      }
       let line = stringify(item);
       if (Buffer.byteLength(line) > config.maxItemBytes) {
         const message = `the reply was ${Buffer.byteLength(line).toLocaleString("en")} bytes as JSON, past the run's limit on one reply`;
         line = stringify({ type: "text", id: item.id, status: "failed", error: { message, code: "response-too-large" } });
       }
       send(`i\t${line}`, true);
-      count += 1;
     }
+    await Promise.all(running);
     send(`end\t${stringify({ count })}`);
   } catch (err) {
+    await Promise.allSettled(running);
     send(`failed\t${stringify({ message: failure(err), count })}`);
   }
+}
+
+// Steps given whole (a sample ending in error after its retries): their records (or steps).
+async function steps(lines) {
+  const now = performance.now();
+  await Promise.all(lines.map((request) => takeStep(request, request.batch.result, now)));
+  send(`end\t${stringify({ count: lines.length })}`);
 }
 
 async function command(request, lines) {
@@ -232,8 +277,13 @@ async function command(request, lines) {
         return await start(lines);
       case "status":
         return send(`status\t${stringify(plainStatus(await ai.experimental_getBatchStatus({ provider, batch: request.ref })))}`);
-      case "results":
-        return await results(request.ref);
+      case "results": {
+        const contexts = request.n ? new Map(lines.map((line) => [line.id, line])) : null;
+        lines.length = 0; // (each is held by `contexts` until its reply is taken)
+        return await results(request.ref, contexts);
+      }
+      case "steps":
+        return await steps(lines);
       case "cancel":
         await ai.experimental_cancelBatch({ provider, batch: request.ref });
         return send(`cancelled\t{}`);
@@ -266,7 +316,7 @@ const input = new LineReader(Infinity, (line) => {
       pending = null;
       queue = queue.then(() => command(request, lines));
     }
-  } else if (value.op === "start" && value.n > 0) {
+  } else if (value.n > 0) {
     pending = { request: value, n: value.n, lines: [] };
   } else {
     queue = queue.then(() => command(value, []));

@@ -12,16 +12,17 @@ asks the provider's list of batches, run/batch/reconcile.py)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from trunchbull.node.protocol import RUN_BATCH, ProtocolError
 from trunchbull.node.sandbox import sandbox_flags
 from trunchbull.node.toolchain import JS_DIR, Toolchain
-from trunchbull.node.worker_pool import ProcessPool, WorkerProcess, start_worker
+from trunchbull.node.worker_pool import Event, ProcessPool, WorkerProcess, start_worker
 
 SCRIPT = JS_DIR / "run/batch.mjs"
 MEMORY_MB = 2048
@@ -30,6 +31,7 @@ NODE_FLAGS = ("--max-semi-space-size=8",)
 # heap the AI SDK built for them (25,000 requests: ~120 MB) after it is collected, and the
 # replies are read beside the workers taking them.
 RECYCLE_AFTER = 1000
+SEND_BYTES = 1 << 20
 START_TIMEOUT_S = 60.0
 
 
@@ -58,6 +60,7 @@ class BatchCaller:
         self._ready = False
         self._deadline = 0.0
         self._reading = False
+        self._early: list[Event] = []  # what it said while requests were being sent
 
     def _start(self, index: int) -> WorkerProcess:
         return start_worker(
@@ -99,7 +102,8 @@ class BatchCaller:
             if wait <= 0:
                 self._stop()
                 raise CallerGone(f"the batch caller did not answer within {self.timeout_s:g} s")
-            for event in self._pool.poll(min(wait, 1.0)):
+            events, self._early = self._early or self._pool.poll(min(wait, 1.0)), []
+            for event in events:
                 if event.garbled is not None:
                     self._stop()
                     raise CallerGone(event.garbled)
@@ -120,9 +124,20 @@ class BatchCaller:
             self._unexpected(tag, value)
         raise AssertionError("unreachable")
 
-    def _frame(self, line: bytes) -> tuple[str, dict]:
+    def _frame(self, line: bytes) -> tuple[str, Any]:
+        """(tag, value): a JSON object; for `r` (k, error kind or None, record bytes), for `b`
+        (k, step bytes)."""
         try:
             tag, fields = RUN_BATCH.frame(line)
+            if tag == b"r":
+                kind = fields[1]
+                return "r", (
+                    RUN_BATCH.number(fields[0], "a sample number"),
+                    None if kind == b"-" else kind.decode(errors="replace"),
+                    fields[2],
+                )
+            if tag == b"b":
+                return "b", (RUN_BATCH.number(fields[0], "a sample number"), fields[1])
             value = RUN_BATCH.json(fields[0], "an answer")
         except ProtocolError as err:
             self._stop()
@@ -147,19 +162,44 @@ class BatchCaller:
 
     def _stop(self) -> None:
         self._ready = False
+        self._early = []
         self._pool.kill_all()
 
-    def _ask(self, command: dict, tags: set[str], body: tuple[bytes, ...] = ()) -> Outcome:
+    def _ask(self, command: dict, tags: set[str], body: list[bytes] | None = None) -> Outcome:
         self._ensure()
-        self._pool.send(0, orjson.dumps(command) + b"\n" + b"".join(body))
+        self._pool.send(0, orjson.dumps(command) + b"\n")
+        if body:
+            self._send_lines(body)
         tag, value = self._next({*tags, "failed"}, self.timeout_s)
         return Outcome(tag, value)
 
-    # ------------------------------------------------------------------ commands
+    def _send_lines(self, lines: Iterable[bytes]) -> None:
+        """Request lines, about SEND_BYTES at a time (25,000 requests are ~10 MB: never held
+        whole); what the caller says meanwhile is kept for _lines()."""
+        piece: list[bytes] = []
+        size = 0
+        for line in lines:
+            piece.append(line)
+            size += len(line)
+            if size >= SEND_BYTES:
+                self._send_piece(piece)
+                piece, size = [], 0
+        if piece:
+            self._send_piece(piece)
+
+    def _send_piece(self, piece: list[bytes]) -> None:
+        self._pool.send(0, b"".join(piece))
+        self._deadline = time.monotonic() + self.timeout_s
+        while (process := self._pool.current(0)) is not None and process.outbox:
+            for event in self._pool.poll(min(1.0, max(0.0, self._deadline - time.monotonic()))):
+                self._early.append(event)
+            if time.monotonic() > self._deadline:
+                self._stop()
+                raise CallerGone(f"the batch caller took no request for {self.timeout_s:g} s")
 
     def start(self, requests: list[bytes]) -> Outcome:
         """Create a batch of `requests` (each a JSON line); started, refused, or CallerGone (lost)."""
-        outcome = self._ask({"op": "start", "n": len(requests)}, {"started", "refused"}, tuple(requests))
+        outcome = self._ask({"op": "start", "n": len(requests)}, {"started", "refused"}, requests)
         if len(requests) >= RECYCLE_AFTER:
             self._recycle()
         return outcome
@@ -179,10 +219,14 @@ class BatchCaller:
     def list_batches(self, limit: int, cursor: str | None) -> Outcome:
         return self._ask({"op": "list", "limit": limit, "cursor": cursor}, {"listed"})
 
-    def open_results(self, ref: dict) -> None:
-        """Start reading the batch's results; take them with pull()."""
+    def open_results(self, ref: dict, requests: tuple[int, Iterable[bytes]] | None = None) -> None:
+        """Start reading the batch's results; take them with pull(). `requests`: (how many, the
+        model callers' request lines, with `id`) of the replies the caller takes on itself."""
         self._ensure()
-        self._pool.send(0, orjson.dumps({"op": "results", "ref": ref}) + b"\n")
+        count, lines = requests if requests is not None else (0, ())
+        self._pool.send(0, orjson.dumps({"op": "results", "ref": ref, "n": count}) + b"\n")
+        if count:
+            self._send_lines(lines)
         self._deadline = time.monotonic() + self.timeout_s
         self._reading = True
 
@@ -192,26 +236,28 @@ class BatchCaller:
             self._reading = False
             self._stop()
 
-    def pull(self, wait_s: float = 0.0) -> tuple[list[dict], bool]:
-        """(the items read since the last pull, whether that was the last); waits up to `wait_s`
-        for some. ResultsBroken when the reading broke off (the caller is ready for the next
-        command), CallerGone when the caller is (it is stopped)."""
-        items: list[dict] = []
+    def pull(self, wait_s: float = 0.0) -> tuple[list[tuple[str, Any]], bool]:
+        """(what was read since the last pull: ("i", item), ("r", (k, kind, record)), ("b", (k,
+        step)); whether that was the last); waits up to `wait_s` for some. ResultsBroken when the
+        reading broke off (the caller is ready for the next command), CallerGone when the caller
+        is (it is stopped)."""
+        got: list[tuple[str, Any]] = []
         if not self._reading:
-            return items, True
+            return got, True
         try:
             if time.monotonic() > self._deadline:
                 raise CallerGone(f"the batch caller sent no result for {self.timeout_s:g} s")
-            for event in self._pool.poll(wait_s):
+            events, self._early = self._early or self._pool.poll(wait_s), []
+            for event in events:
                 if event.garbled is not None:
                     raise CallerGone(event.garbled)
                 for line in event.lines:
                     tag, value = self._frame(line)
-                    if tag == "i":
-                        items.append(value)
+                    if tag in ("i", "r", "b"):
+                        got.append((tag, value))
                     elif tag == "end":
                         self._reading = False
-                        return items, True
+                        return got, True
                     elif tag == "failed":
                         self._reading = False
                         raise ResultsBroken(str(value.get("message")))
@@ -223,9 +269,23 @@ class BatchCaller:
             self._reading = False
             self._stop()
             raise
-        if items:
-            self._deadline = time.monotonic() + self.timeout_s  # the timeout is between items
-        return items, False
+        if got:
+            self._deadline = time.monotonic() + self.timeout_s  # the timeout is between results
+        return got, False
+
+    def steps(self, requests: list[bytes]) -> list[tuple[str, Any]]:
+        """Take the given steps (request lines with their result or error): their r and b."""
+        self._ensure()
+        self._pool.send(0, orjson.dumps({"op": "steps", "n": len(requests)}) + b"\n")
+        self._send_lines(requests)
+        self._deadline = time.monotonic() + self.timeout_s
+        self._reading = True
+        out: list[tuple[str, Any]] = []
+        done = False
+        while not done:
+            got, done = self.pull(1.0)
+            out += got
+        return out
 
     def close(self) -> None:
         self._pool.close(timeout_s=2.0)

@@ -95,23 +95,23 @@ class Loop:
         self.attempt = 0
         self.step_failures = 0
 
-    def work(self, result: dict | None, error: dict | None) -> BatchWork:
-        """The model caller's task: take the reply `result` as the next step (or end with `error`)."""
+    def work(self, result: dict | None, error: dict | None, done: dict | None = None) -> BatchWork:
+        """The model caller's task: take the reply `result` as the next step (or end with `error`);
+        `done`: an entry of the record's `batch` not yet in `requests` (its reply, taken)."""
         latency = 0.0 if self.first_sent is None else max(0.0, time.time() - self.first_sent) * 1000
-        return BatchWork(
-            self,
-            {
-                "result": result,
-                "error": error,
-                "messages": self.messages,
-                "earlier": self.steps,
-                "replay": self.ran,
-                "repairs": self.repairs,
-                "latencyMs": round(latency, 3),
-                "attempts": 1 + self.failures,
-                "requests": self.requests,
-            },
-        )
+        payload: dict = {
+            "latencyMs": round(latency, 3),
+            "attempts": 1 + self.failures,
+            "requests": self.requests if done is None else [*self.requests, done],
+        }
+        # (what is empty is left out: a batch caller may hold 25,000 of these at once)
+        for name, value in (("result", result), ("error", error), ("messages", self.messages)):
+            if value is not None:
+                payload[name] = value
+        for name, value in (("earlier", self.steps), ("replay", self.ran), ("repairs", self.repairs)):
+            if value:
+                payload[name] = value
+        return BatchWork(self, payload)
 
 
 class BatchWork:
@@ -133,7 +133,8 @@ class BatchWork:
     def key(self) -> str | None:
         return self.loop.sample.key
 
-    def request(self) -> bytes:
+    def request(self, request_id: str | None = None) -> bytes:
+        """Its line for a model caller (with `request_id`: for the batch caller, whose reply it is)."""
         case = self.case
         line = {
             "k": self.k,
@@ -144,6 +145,8 @@ class BatchWork:
             "tools": case.get("tools") or [],
             "batch": self.payload,
         }
+        if request_id is not None:
+            line["id"] = request_id
         return orjson.dumps(line) + b"\n"
 
 

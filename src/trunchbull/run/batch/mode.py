@@ -1,6 +1,7 @@
 """`trunchbull run … --batch` (SPEC §8.8): what run/command.py calls
 instead of sending each sample to the workers: the cached samples are
-recorded, the batch caller (caller.py) is started beside the run's workers,
+recorded, the batch caller (caller.py) is started (beside the run's workers
+when a case has tools: else the caller takes the replies itself),
 the journal (rundir/batch_journal.py) is opened and each sample's loop
 rebuilt from it, and the rounds (rounds.py) run until every sample is
 recorded."""
@@ -36,10 +37,11 @@ LEFT_LIVE = (
 )
 
 
-def caller_config(release: LoadedRelease, options: RunOptions, sdk: Path) -> dict:
-    tools = {
-        t["name"]: {"description": t["description"], "inputSchema": t["inputSchema"]} for t in release.manifest.tools
-    }
+def caller_config(release: LoadedRelease, options: RunOptions, sdk: Path, prices: dict | None) -> dict:
+    """What js/run/batch.mjs is told: the provider, the tools' definitions, the call settings, and
+    for the replies it takes through generateText itself, what a model caller is told of them."""
+    manifest_tools = release.manifest.tools
+    tools = {t["name"]: {"description": t["description"], "inputSchema": t["inputSchema"]} for t in manifest_tools}
     settings = options.settings
     return {
         "sdk": str(sdk),
@@ -49,6 +51,11 @@ def caller_config(release: LoadedRelease, options: RunOptions, sdk: Path) -> dic
         "retries": settings.retries,
         "maxReplyBytes": reply_limit(settings.maxResponseBytes),
         "maxItemBytes": MAX_RECORD_BYTES,
+        "prices": prices,
+        "maxSteps": settings.maxSteps,
+        "timeoutMs": int(settings.timeout * 1000),
+        "maxResponseBytes": settings.maxResponseBytes,
+        "maxRecordBytes": MAX_RECORD_BYTES,
     }
 
 
@@ -73,6 +80,7 @@ def record_in_batches(
     quiet: bool,
     workdir: Path,
     budget: Budget | None = None,
+    prices: dict | None = None,
 ) -> bool:
     """Record the cached samples, then run the rest in batches; True when interrupted (or cancelled)."""
     mode = options.batch
@@ -88,7 +96,7 @@ def record_in_batches(
     sdk = sdk_bundle(tc, options.spec.provider)
     caller = BatchCaller(
         tc,
-        caller_config(release, options, sdk),
+        caller_config(release, options, sdk, prices),
         options.spec.worker_env(),
         [sdk],
         workdir,
@@ -97,7 +105,7 @@ def record_in_batches(
     if to_run:
         caller.spawn()
     try:
-        if to_run and pool is not None:
+        if to_run:
             limits = PROVIDERS[options.spec.provider].batch
             assert limits is not None
             batch_run = BatchRun(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import orjson
@@ -31,6 +32,7 @@ from trunchbull.run.providers import BatchLimits
 from trunchbull.run.recording import Recorder
 from trunchbull.run.workers import WorkerPool
 from trunchbull.rundir.batch_journal import BatchJournal, Intent
+from trunchbull.rundir.schema import error_record
 
 PENDING = ("pending",)
 
@@ -75,7 +77,7 @@ def _checked_step(line: bytes) -> dict | None:
 @dataclass
 class BatchRun:
     caller: BatchCaller
-    pool: WorkerPool
+    pool: WorkerPool | None  # the model callers (None: no case has tools, the batch caller takes the replies)
     journal: BatchJournal
     loops: dict[str, Loop]  # the samples still to record, by tag
     recorder: Recorder
@@ -100,7 +102,13 @@ class BatchRun:
         held = {loop.tag for intent in self.unresolved for loop in self._loops_of(intent.requests)}
         self.pending = [loop for loop in self.loops.values() if loop.waiting is None and loop.tag not in held]
         self.admitted = {loop.sample.k for loop in self.loops.values() if loop.first_sent is not None}
-        self.pool.on_step = self._on_step  # type: ignore[assignment]  # (a BatchWork stands for its sample)
+        if self.budget is not None:  # (sent before a kill: not recorded yet, so still to be paid)
+            for loop in self.loops.values():
+                if loop.first_sent is not None:
+                    self.budget.hold(loop.sample)
+        if self.pool is not None:
+            self.pool.on_step = self._on_step  # type: ignore[assignment]  # (a BatchWork stands for its sample)
+        self._by_k = {loop.sample.k: loop for loop in self.loops.values()}
 
     def _loops_of(self, requests: list[str]) -> list[Loop]:
         out = []
@@ -234,12 +242,20 @@ class BatchRun:
         """The ended batch's results, each reply handed to the workers as it streams in (the
         batch caller goes on reading while the workers take the replies already read)."""
         reading = Reading(batch, set(live.intent.requests), batch in self.journal.state.adopted)
+        # with no model callers (no case has tools), the batch caller takes the replies itself
+        taken_here = self._waiting_in(live.intent.requests, batch) if self.pool is None else None
         try:
-            self.caller.open_results(live.ref)
+            self.caller.open_results(live.ref, taken_here)
         except CallerGone as err:
             reading.broken = str(err)
         else:
-            self._process([], refill=lambda: self._refill(reading))
+            if self.pool is None:  # (what ends in error is taken once the reading is over)
+                later: list[BatchWork] = []
+                while (more := self._refill(reading)) is not None:
+                    later += more
+                self._process(later)
+            else:
+                self._process([], refill=lambda: self._refill(reading))
             self._process(self._deferred_now())
         if reading.foreign:
             self.caller.abandon_results()
@@ -277,12 +293,16 @@ class BatchRun:
         if reading.done:
             return None
         try:
-            items, reading.done = self.caller.pull()
+            got, reading.done = self.caller.pull(0.0 if self.pool is not None else 0.05)
         except (ResultsBroken, CallerGone) as err:
             reading.broken, reading.done = str(err), True
-            items = []
+            got = []
         work: list[BatchWork] = []
-        for item in items:
+        for tag, value in got:
+            if tag != "i":  # a reply the batch caller took on itself
+                self._taken_here(tag, value, reading)
+                continue
+            item = value
             request_id = item.get("id")
             if type(request_id) is not str or request_id in reading.seen:
                 continue
@@ -294,6 +314,35 @@ class BatchRun:
             reading.seen.add(request_id)
             self._take(reading.batch, request_id, item, work)
         return work
+
+    def _waiting_in(self, requests: list[str], batch: str) -> tuple[int, Iterator[bytes]]:
+        """(how many, the request lines) of the samples still waiting on these requests, for the
+        batch caller to take their replies itself (each as if it succeeded: a failed one is
+        given back); made as they are sent."""
+        loops = [loop for loop in self._loops_of(requests) if loop.waiting is not None]
+
+        def lines() -> Iterator[bytes]:
+            for loop in loops:
+                assert loop.waiting is not None
+                done = {"batch": batch, "customId": loop.waiting, "step": loop.step, "status": "succeeded"}
+                yield loop.work(None, None, done).request(loop.waiting)
+
+        return len(loops), lines()
+
+    def _taken_here(self, tag: str, value: tuple, reading: "Reading") -> None:
+        """A reply the batch caller took through generateText: its record, or its step."""
+        loop = self._by_k.get(value[0])
+        if loop is None or loop.waiting is None:
+            return
+        request_id = loop.waiting
+        reading.seen.add(request_id)
+        loop.outcome(request_id, reading.batch, "succeeded")
+        work = loop.work(None, None)
+        if tag == "r":
+            self._on_record(work, value[1], value[2])
+        else:
+            self._on_step(work, value[1])
+        self.recorder.after_records()
 
     def _foreign(self, batch: str, live: Live) -> None:
         print(f"trunchbull: warning: batch {batch} is not this run's; its requests are sent again", file=sys.stderr)
@@ -310,6 +359,8 @@ class BatchRun:
         if loop is None or loop.waiting != request_id:
             return  # accounted for already (a second reading)
         status = item.get("status")
+        if status == "taken":  # the batch caller took it before (a second reading)
+            return
         if status == "succeeded" and type(item.get("result")) is dict:
             loop.outcome(request_id, batch, "succeeded")
             work.append(loop.work(item["result"], None))
@@ -340,15 +391,38 @@ class BatchRun:
 
     def _process(self, work: list[BatchWork], refill=None) -> None:
         while work or refill is not None:
-            self.pool.run(work, self._on_record, after_records=self.recorder.after_records, refill=refill)  # type: ignore[arg-type]
+            if self.pool is not None:
+                self.pool.run(work, self._on_record, after_records=self.recorder.after_records, refill=refill)  # type: ignore[arg-type]
+            elif work:  # no model callers: the batch caller takes them (no case has tools)
+                self._steps_here(work)
             work, refill = self._deferred_now(), None
+
+    def _steps_here(self, work: list[BatchWork]) -> None:
+        try:
+            taken = self.caller.steps([w.request() for w in work])
+        except (CallerGone, ResultsBroken) as err:  # recorded here, then: they end in error anyway
+            for w in work:
+                error = w.payload.get("error") or {"kind": "provider", "message": str(err)}
+                row = error_record(w.case_id, w.repeat, error["kind"], error["message"], w.payload["latencyMs"] / 1000)
+                row["attempts"], row["batch"] = w.payload["attempts"], w.payload["requests"]
+                self._on_record(w, error["kind"], orjson.dumps(row))
+            return
+        for tag, value in taken:
+            loop = self._by_k.get(value[0])
+            if loop is None:
+                continue
+            if tag == "r":
+                self._on_record(loop.work(None, None), value[1], value[2])
+            elif tag == "b":
+                self._on_step(loop.work(None, None), value[1])
+        self.recorder.after_records()
 
     def _deferred_now(self) -> list[BatchWork]:
         work, self._deferred = self._deferred, []
         return work
 
     def _on_record(self, work: BatchWork, kind: str | None, record: bytes) -> None:
-        earlier = self.pool.earlier_calls.pop(work.k, 0)
+        earlier = self.pool.earlier_calls.pop(work.k, 0) if self.pool is not None else 0
         self.recorder.record(work, kind, record, earlier)  # type: ignore[arg-type]
         self.loops.pop(work.loop.tag, None)
 
