@@ -215,7 +215,7 @@ async function start(lines) {
 // case without tools nothing runs but the AI SDK, so no tool executor is needed. `r` its record,
 // or `b` its step when its loop goes on.
 const inProgress = new Map();
-const STEPS_AT_ONCE = 64;
+const STEPS_AT_ONCE = 16;
 async function takeStep(request, result, receivedAt) {
   const b = request.batch;
   const batch = { ...b, result: result ?? null, latencyMs: Math.round((b.latencyMs + performance.now() - receivedAt) * 1000) / 1000 };

@@ -425,6 +425,7 @@ class BatchRun:
         earlier = self.pool.earlier_calls.pop(work.k, 0) if self.pool is not None else 0
         self.recorder.record(work, kind, record, earlier)  # type: ignore[arg-type]
         self.loops.pop(work.loop.tag, None)
+        self._by_k.pop(work.k, None)  # (a recorded sample's loop is let go)
 
     def _on_step(self, work: BatchWork, line: bytes) -> None:
         loop = work.loop
