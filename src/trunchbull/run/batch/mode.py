@@ -109,16 +109,16 @@ def record_in_batches(
             limits = PROVIDERS[options.spec.provider].batch
             assert limits is not None
             batch_run = BatchRun(
-                caller,
-                pool,
-                journal,
-                rebuilt_loops(journal.state, to_run),
-                recorder,
-                limits,
-                tool_sizes(release),
-                options.settings.retries,
-                mode.poll,
-                budget,
+                caller=caller,
+                pool=pool,
+                journal=journal,
+                loops=rebuilt_loops(journal.state, to_run),
+                recorder=recorder,
+                retries=options.settings.retries,
+                limits=limits,
+                tool_bytes=tool_sizes(release),
+                poll_s=mode.poll,
+                budget=budget,
             )
             batch_run.run(mode.cancel)
             if mode.cancel:
