@@ -93,7 +93,7 @@ export class StepTotals {
     const u = step.usage;
     const read = u?.inputTokenDetails?.cacheReadTokens ?? u?.cachedInputTokens;
     const usage = { inputTokens: u?.inputTokens, outputTokens: u?.outputTokens, totalTokens: u?.totalTokens, cacheReadTokens: read };
-    const saved = { calls, results, usage: jsonSafe(usage), finishReason: step.finishReason ?? null };
+    const saved = { calls, results, usage, finishReason: step.finishReason ?? null };
     this.restore(saved);
     return saved;
   }
