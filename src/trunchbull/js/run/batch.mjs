@@ -33,7 +33,7 @@
 // false). Everything else is retried as a live call is (fetch.mjs).
 import { writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { retryable, retryingFetch, serverDelayMs, backoffMs } from "./fetch.mjs";
+import { retryingFetch, serverDelayMs, backoffMs } from "./fetch.mjs";
 import { LineReader } from "./lines.mjs";
 import { createProvider } from "./models.mjs";
 import { runBatchStep } from "./batch_step.mjs";
@@ -185,7 +185,7 @@ function definite(err) {
   const status = err?.statusCode;
   if (url === null) return err?.name !== "AbortError" && !(err?.cause && err.cause.trunchbullKind === "connection") && !/fetch failed/i.test(String(err?.message));
   if (!CREATE.test(new URL(url).pathname)) return true; // the upload before it
-  return typeof status === "number" && status < 500 && status !== 408 && !retryable(status);
+  return typeof status === "number" && status < 500 && status !== 408; // (a 429 too: refused)
 }
 
 function failure(err) {
