@@ -72,7 +72,6 @@ def read_cases(release: Path) -> list[dict]:
     return [orjson.loads(line) for line in (release / "cases.jsonl").read_bytes().splitlines()]
 
 
-
 PANTS_TESTS = REPO / "tests" / "pants"
 PANTS_TEST_IDS = "tests/pants/test_"
 

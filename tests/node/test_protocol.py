@@ -102,6 +102,7 @@ SENT = {
     "compile/transform.mjs": (protocol.TRANSFORMER, r'"\\n(response)\\t|"(end)\\t|"(aborted)\\n"'),
     "grade/evaluator_worker.mjs": (protocol.EVALUATOR, r'"(answer)\\t'),
     "run/worker.mjs": (protocol.RUN_WORKER, r"send(?:Soon)?\(`(\w+)\\t"),
+    "run/batch.mjs": (protocol.RUN_BATCH, r"send\(`(\w+)\\t"),  # (its `r`, `b`: below)
 }
 
 

@@ -83,6 +83,7 @@ def test_run_directory_format(built, server, cli, tmp_path):
         "error",
         "cost",
         "repaired",
+        "batch",  # null: a live sample (with --batch, the batch of each request)
     }
     assert records[0]["cost"] is None and records[0]["repaired"] is None  # no price for this model: unknown, not 0
     results = read_jsonl(out / "results.jsonl")

@@ -71,12 +71,28 @@ def add_run_parser(commands) -> None:
         "--rerun-errors", action="store_true", help="with --resume: also re-run samples that ended in error"
     )
     records.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    batch = run.add_argument_group("batch mode (openai, anthropic, google)")
+    batch.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the model calls through the provider's batch API (about half the price; results within "
+        "24 hours); tool loops take one batch per step; kill-safe: --resume re-attaches to the live batches",
+    )
+    batch.add_argument(
+        "--batch-poll", type=float, metavar="SECONDS", help="seconds between looks at the live batches (default 30)"
+    )
+    batch.add_argument(
+        "--cancel-batches",
+        action="store_true",
+        help="with --resume: cancel the run's live batches, record what they finished, and stop",
+    )
     costs = run.add_argument_group("costs and budgets")
     costs.add_argument(
         "--prices",
         type=Path,
         metavar="FILE",
-        help="TOML or JSON: model SPEC -> input, output, cachedInput USD per million tokens (overrides the defaults)",
+        help="TOML or JSON: model SPEC -> input, output, cachedInput (and batchInput, batchOutput, batchCachedInput) "
+        "USD per million tokens (overrides the defaults)",
     )
     costs.add_argument(
         "--max-cost", type=float, metavar="USD", help="start no sample that could take the run past USD (exit 3)"

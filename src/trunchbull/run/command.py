@@ -67,7 +67,8 @@ def _run(args, writer: RunDirWriter | None) -> int:
     check_same_release(previous, release, args.target)
     identity = options.spec.identity()
     price = run_price(args.prices, previous, options.spec.text, options.spec.provider)
-    per_token = price.per_token() if price is not None else None
+    batch = options.batch is not None
+    per_token = price.per_token(batch) if price is not None else None
     if args.dry_run:
         cases = select_cases(release, options.filters)
         require_judge(_evals_of(release, cases), None)
@@ -89,11 +90,17 @@ def _run(args, writer: RunDirWriter | None) -> int:
             options.settings.maxTokens,
             options.spec.text,
             args.json,
+            batch,
         )
     budget = None
     if args.max_cost is not None or args.max_total_tokens is not None:
         budget = Budget(
-            args.max_cost, args.max_total_tokens, token_estimator(release), options.settings.maxTokens, per_token
+            args.max_cost,
+            args.max_total_tokens,
+            token_estimator(release),
+            options.settings.maxTokens,
+            per_token,
+            batch=batch,
         )
     assert writer is not None
     meta: dict = {}
@@ -103,7 +110,9 @@ def _run(args, writer: RunDirWriter | None) -> int:
         # samples planned, which on a big release takes about as long; a local
         # model's wait for the plan, since how many there are depends on how
         # many samples are left to run.
-        pool = None if options.spec.local else spawn_pool(release, options, workdir, None, per_token)
+        # (in batch mode the workers are needed only for cases with tools, which the plan says)
+        early = not options.spec.local and options.batch is None
+        pool = spawn_pool(release, options, workdir, None, per_token) if early else None
         try:
             cases = select_cases(release, options.filters)
             require_judge(_evals_of(release, cases), None)
@@ -118,7 +127,7 @@ def _run(args, writer: RunDirWriter | None) -> int:
                 if not to_run and pool is not None:  # every sample is recorded or cached
                     pool.kill_all()
                     pool = None
-                elif to_run and pool is None:
+                elif to_run and pool is None and (options.batch is None or any(s.case.get("tools") for s in to_run)):
                     pool = spawn_pool(release, options, workdir, len(to_run), per_token)
                 if pool is not None:
                     wait_ready(pool, options.spec)
@@ -128,13 +137,15 @@ def _run(args, writer: RunDirWriter | None) -> int:
                     "price": None if price is None else price.to_json(),
                     "budget": None if budget is None else budget.limits(),
                     "model_info": describe_model(pool, identity) if pool is not None else None,
+                    "batch": None if options.batch is None else options.batch.to_json(),
                 }
                 if previous is None:
                     meta = _new_run_json(release, release_path, options, len(samples), **given)
                 else:
                     meta = resumed_run_json(previous, release_path.absolute(), **given)
                 writer.start(meta)
-                interrupted = record_samples(
+                record = record_samples if options.batch is None else in_batches(release, workdir, per_token)
+                interrupted = record(
                     writer,
                     samples,
                     todo,
@@ -175,6 +186,35 @@ def _evals_of(release: LoadedRelease, cases: list[dict]) -> list[dict]:
     """The entries of the evals the selected cases belong to."""
     ids = {case["evalId"] for case in cases}
     return [ev for ev in release.manifest.evals if ev["id"] in ids]
+
+
+def in_batches(release: LoadedRelease, workdir: Path, prices: dict | None):
+    """record_samples' counterpart for `--batch` (run/batch/mode.py)."""
+    from trunchbull.run.batch.mode import record_in_batches
+
+    def record(writer, samples, todo, hits, to_run, pool, cache, options, done, rerun, grading, quiet, budget=None):
+        interrupted = record_in_batches(
+            writer,
+            release,
+            samples,
+            todo,
+            hits,
+            to_run,
+            pool,
+            cache,
+            options,
+            done,
+            grading,
+            quiet,
+            workdir,
+            budget,
+            prices,
+        )
+        if rerun and not interrupted:
+            print(f"re-ran {rerun:,} sample(s) that had ended in error", file=sys.stderr)
+        return interrupted
+
+    return record
 
 
 def _new_run_json(release: LoadedRelease, release_path: Path, options: RunOptions, samples: int, **given) -> dict:

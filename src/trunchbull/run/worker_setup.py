@@ -9,6 +9,7 @@ from pathlib import Path
 
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.node.toolchain import toolchain
+from trunchbull.node.worker_pool import pool_size
 from trunchbull.release.loaded import LoadedRelease, runtime_layout
 from trunchbull.run.local_runtime import context_size, local_runtime, thread_count
 from trunchbull.run.model_spec import ModelSpec
@@ -82,10 +83,15 @@ def spawn_pool(
     spec = options.spec
     tc = toolchain()
     model = spec.for_worker()
-    sdk = sdk_bundle(tc, spec.provider)
+    batch = options.batch is not None
+    # batch mode: the replies come from the batches (run/batch/), so the workers need the AI
+    # SDK alone, and hold no key
+    sdk = sdk_bundle(tc, None if batch else spec.provider)
     read_paths = [*spec.read_paths(), sdk]  # the model caller reads no benchmark file
     tool_paths = [*layout.read_paths, sdk]
     size, per_worker = worker_count(settings.concurrency), None
+    if batch:  # the batch caller and this process take a core of their own while results stream in
+        size = max(1, min(size, pool_size() - 1))
     node_flags: tuple[str, ...] = ()
     if spec.local:  # installed on first use; one model instance per worker, one sample at a time on each
         runtime = local_runtime(tc)
@@ -109,12 +115,13 @@ def spawn_pool(
         "maxReplyBytes": reply_limit(settings.maxResponseBytes),
         "tools": tools,
         "prices": prices,
+        "batch": batch,
     }
     pool = WorkerPool(
         tc,
         config,
         read_paths,
-        spec.worker_env(),
+        {} if batch else spec.worker_env(),
         tool_paths=tool_paths,
         size=size,
         concurrency=settings.concurrency,

@@ -54,11 +54,14 @@ from trunchbull.run.worker_units import UnitPaths, spawn_unit
 from trunchbull.rundir.schema import error_record
 
 GRACE_S = 1.0  # after a deadline, the worker's own report is waited for this long
+REFILL_BELOW = 512  # run(refill=…): more samples are asked for when fewer wait
+REFILL_WAIT_S = 0.01  # ... and asked again at least this often
 MAX_CRASHES = 2
 START_TIMEOUT_S = 120  # a local model is loaded before its worker is ready
 
 
 OnRecord = Callable[[Sample, "str | None", bytes], None]  # (sample, error kind or None, record JSON)
+OnStep = Callable[[Sample, bytes], None]  # batch mode: (sample, its step JSON), its loop going on
 
 
 class WorkerSetupError(Exception):
@@ -114,6 +117,7 @@ class WorkerPool:
         self.workers: list[Worker] = []
         self._processes = ProcessPool(self._start_unit, size)
         self.earlier_calls: dict[int, int] = {}  # sample k → requests made on workers since replaced
+        self.on_step: OnStep | None = None  # batch mode: a sample's step whose loop goes on (`b`)
 
     # ------------------------------------------------------------------ processes
 
@@ -166,15 +170,25 @@ class WorkerPool:
         on_record: OnRecord,
         after_records: Callable[[], None] = lambda: None,
         admit: Callable[[Sample], bool | None] | None = None,
+        refill: Callable[[], "list[Sample] | None"] | None = None,
     ) -> None:
         """Run every sample; `on_record` gets each finished one (in the order
         they finish), and `after_records` is called once the records that
         arrived together have all been handed over. Returns when all are
         recorded, or, once `admit` (a budget) refuses a sample (False), when
         the samples already sent are; `admit` None: not yet (ask again after
-        the next records)."""
+        the next records). `refill`: more samples as they become available
+        (batch mode: replies as they stream in), asked whenever few are
+        waiting; [] for none yet, None when there will be no more."""
         queue: deque[InFlight] = deque(InFlight(s, 0.0) for s in samples)
-        while queue or any(w.inflight for w in self.workers):
+        more = refill is not None
+        while queue or more or any(w.inflight for w in self.workers):
+            if more and refill is not None and len(queue) < REFILL_BELOW:
+                got = refill()
+                if got is None:
+                    more = False
+                else:
+                    queue.extend(InFlight(s, 0.0) for s in got)
             if queue:
                 now = time.monotonic()
                 while queue:
@@ -190,7 +204,8 @@ class WorkerPool:
                     worker.assign(queue.popleft(), now)
             else:
                 self._rebalance()
-            requeue = self._pump(self._next_deadline(), on_record)
+            wait = self._next_deadline()
+            requeue = self._pump(min(wait, REFILL_WAIT_S) if more else wait, on_record)
             after_records()
             queue.extendleft(reversed(requeue))
 
@@ -251,6 +266,15 @@ class WorkerPool:
                 if on_record is not None:
                     kind = fields[1]
                     on_record(item.sample, None if kind == b"-" else kind.decode(errors="replace"), fields[2])
+            elif tag == b"b":
+                k = channel.number(fields[0], "a sample number")
+                item = worker.finished(k, now)
+                if item is None:
+                    continue
+                for key in [key for key in worker.open_tools if key[0] == k]:
+                    del worker.open_tools[key]
+                if self.on_step is not None and on_record is not None:
+                    self.on_step(item.sample, fields[1])
             elif tag == b"c":
                 if (k := channel.number(fields[0], "a sample number")) in worker.inflight:
                     worker.calls[k] = worker.calls.get(k, 0) + 1

@@ -38,6 +38,7 @@ KEYS = (
     "price",  # the price the costs are at, null when unknown (run/prices.py)
     "budget",  # {maxCost, maxTotalTokens} the run was given, or null
     "modelInfo",  # what a local model said about itself, or null
+    "batch",  # batch mode: {poll} (run/batch/), or null for a live run
     "warnings",  # said once each on stderr, kept here
     "resumes",  # how many times the run was resumed
     "trunchbull",  # the version that wrote it
@@ -62,6 +63,7 @@ def new_run_json(
     price: dict | None = None,
     budget: dict | None = None,
     model_info: dict | None = None,
+    batch: dict | None = None,
 ) -> dict:
     """The run.json of a new run of `release` (a release.loaded.LoadedRelease)."""
     meta = {
@@ -83,6 +85,7 @@ def new_run_json(
         "price": price,
         "budget": budget,
         "modelInfo": model_info,
+        "batch": batch,
         "warnings": [],
         "resumes": 0,
         "trunchbull": __version__,
@@ -94,7 +97,13 @@ def new_run_json(
 
 
 def resumed_run_json(
-    previous: dict, release_path: Path, *, price: dict | None, budget: dict | None, model_info: dict | None
+    previous: dict,
+    release_path: Path,
+    *,
+    price: dict | None,
+    budget: dict | None,
+    model_info: dict | None,
+    batch: dict | None = None,
 ) -> dict:
     """The run.json of a run being resumed: the same release (its digest is
     checked), where it is now; this run's price; the budget and model info
@@ -107,6 +116,8 @@ def resumed_run_json(
         meta["budget"] = budget
     if model_info is not None:
         meta["modelInfo"] = model_info
+    if batch is not None:
+        meta["batch"] = batch
     meta["warnings"] = list(previous.get("warnings") or [])
     meta["resumes"] = int(previous.get("resumes") or 0) + 1
     meta["finishedAt"] = None
