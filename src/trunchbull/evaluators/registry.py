@@ -21,20 +21,20 @@ import pkgutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Union
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Union
 
+from trunchbull.evaluators import custom
+from trunchbull.evaluators.custom import CustomCall
 from trunchbull.evaluators.inputs import INPUTS, NOTHING, PREPARATION_INPUTS, SAMPLE_INPUTS, Preparation
+from trunchbull.evaluators.judging import JudgeRequest
+from trunchbull.evaluators.result import Result
 
 if TYPE_CHECKING:
-    from trunchbull.evaluators.custom import CustomCall
-    from trunchbull.evaluators.judging import JudgeRequest
     from trunchbull.evaluators.spec_checks import SpecProblem
 
-# (outcome "pass" | "fail" | "error", score, message, details)
-Result = tuple[str, "float | None", str, Any]
 # What a prepared evaluator returns: its result, or work the grader defers to
 # the end (a custom evaluator's call for the pool, a judge's request).
-Outcome = Union[Result, "CustomCall", "JudgeRequest"]
+Outcome = Union[Result, CustomCall, JudgeRequest]
 # A prepared evaluator: the sample inputs its kind reads, in the declared order → Outcome
 Evaluate = Callable[..., Outcome]
 # spec, normalized spec (to complete), problems (to append to), the case's tools (None: not known)
@@ -113,10 +113,22 @@ def kinds_from(package: str) -> Iterator[None]:
         _packages.remove(package)
 
 
+# A custom evaluator: not a declarative kind (authors cannot write this spec;
+# specs.py says so), graded through the evaluator pool (custom.py).
+CUSTOM = Kind(
+    name="custom",
+    order=0,
+    keys=frozenset({"kind", "module"}),
+    reads=SAMPLE_INPUTS,
+    prepare=custom.prepare,
+    check=None,
+    example={"kind": "custom", "module": "modules/<sha256>.mjs"},
+    passes_when="the eval's `evaluate` function returns `passed: true`",
+)
+
+
 def evaluators() -> dict[str, Kind]:
     """What the grader resolves a spec's `kind` with: the declarative kinds and `custom`."""
-    from trunchbull.evaluators.custom import CUSTOM
-
     return {**kinds(), CUSTOM.name: CUSTOM}
 
 
