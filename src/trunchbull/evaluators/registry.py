@@ -16,13 +16,12 @@ own without a module in this package (tests/evaluators/kinds/)."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Union
 
+from trunchbull.common.registry import find_entries
 from trunchbull.evaluators import custom
 from trunchbull.evaluators.custom import CustomCall
 from trunchbull.evaluators.inputs import INPUTS, NOTHING, PREPARATION_INPUTS, SAMPLE_INPUTS, Preparation
@@ -86,14 +85,7 @@ def kinds() -> dict[str, Kind]:
 
 @cache
 def _kinds_of(packages: tuple[str, ...]) -> dict[str, Kind]:
-    found: list[Kind] = []
-    for name in packages:
-        package = importlib.import_module(name)
-        found += [
-            importlib.import_module(f"{name}.{module.name}").KIND
-            for module in pkgutil.iter_modules(package.__path__)
-            if not module.name.startswith("_")
-        ]
+    found = [kind for package in packages for kind in find_entries(package, "KIND", Kind)]
     by_name: dict[str, Kind] = {}
     for kind in sorted(found, key=lambda k: k.order):
         if kind.name in by_name or kind.name == "custom":
