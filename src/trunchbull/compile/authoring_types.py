@@ -29,7 +29,7 @@ from trunchbull.compile.config import CONFIG_KEYS
 from trunchbull.compile.evaluator_types import KeyType, interface_name, kind_keys
 from trunchbull.compile.evals import EVAL_KEYS
 from trunchbull.compile.transformer.spec import TRANSFORMER_KEYS
-from trunchbull.evaluators.registry import csv_kinds, kinds
+from trunchbull.evaluators.registry import kinds, row_kinds
 from trunchbull.release.manifest import PROTOCOL_VERSION
 from trunchbull.release.tool_offers import OFFER_KEYS
 
@@ -138,7 +138,7 @@ def _evaluators() -> str:
     union = "\n".join(f"    | {interface_name(name)}" for name in registry)
     csv = "\n".join(
         f"    | {{ {_typed_keys(kind_keys(registry[name], without=frozenset({'expected'})), '').replace(chr(10), '; ')} }}"
-        for name in csv_kinds()
+        for name in row_kinds()
     )
     return (
         "\n\n".join(blocks)

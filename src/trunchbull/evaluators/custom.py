@@ -28,4 +28,3 @@ def prepare(spec: dict, preparation: Preparation) -> Callable[..., CustomCall]:
         return CustomCall(module, dict(zip(names, values)))
 
     return evaluate
-

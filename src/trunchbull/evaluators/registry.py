@@ -1,7 +1,7 @@
 """The evaluator kinds (SPEC §4): one module per declarative kind under
 kinds/, each defining `KIND`, the single source of truth for that kind —
 its spec keys and compile-time checks, what it reads, how it grades, whether
-a CSV eval may use it, and its row in docs/evaluators.md
+an eval whose rows give `expected` (CSV) may use it, and its row in docs/evaluators.md
 (tests/evaluators/test_registry.py holds the docs to it). Adding a kind is
 adding one module there.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Union
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Literal, Union
 
 from trunchbull.common.registry import find_entries
 from trunchbull.evaluators import custom
@@ -54,7 +54,9 @@ class Kind:
     check: Check | None  # compile-time checks beyond the allowed keys
     example: dict  # a valid spec (docs, tests)
     passes_when: str  # the docs table's "passes when" cell
-    csv_expected: bool | None = None  # a CSV eval may use it: True takes `expected` from each row, False none
+    # In an eval whose data file's rows give `expected` (CSV): "expected", it takes each row's
+    # `expected`; "nothing", it reads none; None, it cannot grade such an eval.
+    from_rows: Literal["expected", "nothing"] | None = None
     # the tool inputs a spec names, checked at compile time against each tool's input schema
     tool_inputs: ToolInputs | None = None
 
@@ -124,8 +126,9 @@ def evaluators() -> dict[str, Kind]:
     return {**kinds(), CUSTOM.name: CUSTOM}
 
 
-def csv_kinds() -> list[str]:
-    return [name for name, kind in kinds().items() if kind.csv_expected is not None]
+def row_kinds() -> list[str]:
+    """The kinds that may grade an eval whose data file's rows give `expected` (CSV)."""
+    return [name for name, kind in kinds().items() if kind.from_rows is not None]
 
 
 def prepare(spec: dict, preparation: Preparation = NOTHING) -> Evaluate:

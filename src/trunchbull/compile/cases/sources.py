@@ -40,6 +40,13 @@ def source_for(path: str) -> DataFileSource | None:
     return next((s for suffix, s in sources().items() if path.endswith(suffix)), None)
 
 
+def case_object_formats() -> str:
+    """The formats whose cases are whole case objects (`JSONL`): where to go for
+    what a format whose rows give `expected` cannot hold."""
+    names = [source.name for source in sources().values() if not source.expected_from_rows]
+    return " or ".join(names)
+
+
 def suffixes(joiner: str) -> str:
     """`.csv or .jsonl`, `.csv/.jsonl`."""
     names = list(sources())
