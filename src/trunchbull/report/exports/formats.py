@@ -34,11 +34,13 @@ def formats() -> dict[str, ExportFormat]:
     return {fmt.name: fmt for fmt in sorted(found, key=lambda f: f.order)}
 
 
+def titles() -> str:
+    """Every format's title, in order: `JUnit XML, CSV or Parquet`."""
+    found = [f.title for f in formats().values()]
+    return " or ".join([", ".join(found[:-1]), found[-1]] if len(found) > 1 else found)
+
+
 def help_texts() -> tuple[str, str]:
     """The export command's (help, description), from every format."""
-    found = list(formats().values())
-    titles = " or ".join(
-        [", ".join(f.title for f in found[:-1]), found[-1].title] if len(found) > 1 else [found[0].title]
-    )
-    descriptions = " or as ".join(f.description for f in found)
-    return f"a run's results as {titles}", f"Write RUN_DIR's results as {descriptions}."
+    descriptions = " or as ".join(f.description for f in formats().values())
+    return f"a run's results as {titles()}", f"Write RUN_DIR's results as {descriptions}."
