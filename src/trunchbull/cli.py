@@ -1,5 +1,6 @@
 """The `trunchbull` command line (SPEC §6). Parsing, output and exit codes
-only: the work is done by compiler.py, release.py, grading/, run/, report/ and init.py."""
+only: the work is done by compile/ (with `init` in compile/scaffold.py),
+release/, grading/, run/ and report/."""
 
 from __future__ import annotations
 

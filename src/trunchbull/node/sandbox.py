@@ -35,7 +35,7 @@ class HelperTimeout(Exception):
 
 
 class NodeHelper:
-    """The trusted helper (js/helper.mjs): config reading and esbuild bundling.
+    """The trusted helper (js/compile/helper.mjs): config reading and esbuild bundling.
     One long-lived process per compile, answering one JSON line per request."""
 
     def __init__(self, tc: Toolchain, started: subprocess.Popen | None = None):

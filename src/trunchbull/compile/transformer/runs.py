@@ -1,5 +1,5 @@
 """A transformer's two runs: each in a fresh sandboxed Node process
-(js/transform.mjs) whose environment differs on purpose.
+(js/compile/transform.mjs) whose environment differs on purpose.
 
 Both runs start together. Run 1 streams its cases, which are parsed and
 handed to the caller line by line while Node still writes them (and then
