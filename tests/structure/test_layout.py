@@ -203,3 +203,20 @@ def test_only_the_run_directory_writer_writes_a_run_directory():
             if isinstance(node, ast.keyword) and node.arg == "drop_torn":
                 wrong.append(f"{name} cuts a run's log (drop_torn)")
     assert wrong == []
+
+
+# Names that every module of a kind defines by convention (an evaluator kind's
+# `prepare` and `check`, an entry point's `main` and `build_parser`).
+CONVENTIONAL_NAMES = {"prepare", "check", "main", "build_parser"}
+
+
+def test_each_public_name_means_one_thing():
+    """No two modules define the same public function or class: a name read
+    anywhere says which one it is."""
+    defined: dict[str, list[str]] = {}
+    for name, path in modules().items():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if not node.name.startswith("_") and node.name not in CONVENTIONAL_NAMES:
+                    defined.setdefault(node.name, []).append(name)
+    assert {name: where for name, where in defined.items() if len(where) > 1} == {}

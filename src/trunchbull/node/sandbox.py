@@ -18,7 +18,7 @@ import orjson
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.node.bounded_output import CappedOutput, OutputPipe, read_capped
-from trunchbull.node.protocol import HELPER, Channel, ProtocolError, read_lines
+from trunchbull.node.protocol import HELPER, Channel, ProtocolError, stream_lines
 from trunchbull.node.toolchain import JS_DIR, Toolchain, start_helper
 
 fcntl: ModuleType | None
@@ -299,7 +299,7 @@ def stream_sandboxed(
     complete = overlong = False
     try:
         try:
-            for line in read_lines(out_pipe, channel):
+            for line in stream_lines(out_pipe, channel):
                 if line and not line.isspace() and on_line(line):
                     complete = True
                     break
