@@ -100,7 +100,7 @@ class EvaluatorPool:
     def __enter__(self) -> "EvaluatorPool":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *_exc) -> None:
         self.close()
 
     def close(self) -> None:

@@ -11,8 +11,6 @@ from trunchbull.common.diagnostics import Diagnostic
 from trunchbull.common.ids import json_type
 from trunchbull.common.jsonl import read_lines
 
-RESPONSE_KEYS = ("caseId", "output", "toolCalls", "finishReason", "usage")
-
 
 class Response(NamedTuple):
     line: int

@@ -93,7 +93,7 @@ class NodeHelper:
     def __enter__(self) -> "NodeHelper":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *_exc) -> None:
         self.close()
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.common.ids import suggest
 
-PRICES_DATE = "2025-06"  # the providers' published list prices at that date; check them before relying on them
 FREE_PROVIDERS = ("echo", "replay", "llamacpp")
 KEYS = ("input", "output", "cachedInput")
 
@@ -37,6 +36,7 @@ class Price:
         return {"input": self.input, "output": self.output, "cachedInput": self.cached_input, "source": self.source}
 
 
+# The providers' published list prices of 2025-06; check them before relying on them.
 DEFAULT_PRICES: dict[str, Price] = {
     "openai:gpt-4o": Price(2.50, 10.00, 1.25),
     "openai:gpt-4o-mini": Price(0.15, 0.60, 0.075),
