@@ -72,7 +72,6 @@ def read_cases(release: Path) -> list[dict]:
     return [orjson.loads(line) for line in (release / "cases.jsonl").read_bytes().splitlines()]
 
 
-
 PANTS_TEST_IDS = "tests/pants/test_"
 # The modules that run the real ./pants, longest first (minutes each on 2 cores): each one is a
 # unit of work, started before any other test, so the two longest run side by side from the start.

@@ -17,10 +17,9 @@ replays verdicts instead of asking again. Without a judge, a kind that reads
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, NamedTuple, Protocol, Sequence
 
-if TYPE_CHECKING:
-    from trunchbull.evaluators.registry import Result
+from trunchbull.evaluators.result import Result
 
 
 class JudgeReply(NamedTuple):

@@ -20,13 +20,13 @@ from trunchbull.common import exit_codes
 from trunchbull.common.diagnostics import Diagnostic, UsageError, render_text
 from trunchbull.common.gc_pause import gc_paused
 from trunchbull.common.userfiles import FileProblem, read_file
-from trunchbull.grading.grader import ToGrade, grade
+from trunchbull.grading.grader import Graded, ToGrade, grade
 from trunchbull.grading.judge_check import require_judge
 from trunchbull.grading.recorded_run import recorded_model, write_recorded_run
-from trunchbull.grading.responses import parse_responses
+from trunchbull.grading.responses import Response, parse_responses
 from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
-from trunchbull.release.loaded import load_release
+from trunchbull.release.loaded import LoadedRelease, load_release
 from trunchbull.rundir.layout import check_new_run_dir
 from trunchbull.rundir.run_json import now
 from trunchbull.rundir.writer import RunDirWriter, open_run_dir, write_results_file
@@ -94,37 +94,19 @@ def _run_grade_command(
     writer: RunDirWriter | None,
 ) -> int:
     """`writer`: the run directory's, for --run-dir."""
-    display = str(responses)
     run_dir = writer.path if writer is not None else None
     started_at = now()
     try:
         check_fail_under(fail_under)
         if run_dir is not None:
             check_new_run_dir(run_dir, "--run-dir ")
-        loaded = load_release(Path(release))
-        require_judge(loaded.manifest.evals, None)
-        try:
-            data = read_file(Path(responses))
-        except FileProblem as problem:
-            raise UsageError(f"the responses file {display} {problem}") from None
-        case_ids = {case["id"] for case in loaded.cases}
-        parsed, problems = parse_responses(data, display, case_ids)
-        if problems:
-            print_diagnostics(problems)
-            print(
-                f"trunchbull: error: {display} cannot be graded: {len(problems)} problem(s); nothing was written",
-                file=sys.stderr,
-            )
-            return exit_codes.USAGE
-        get = parsed.get
-        # in a run directory every result has its repeat (0): one sample per case
-        repeat = 0 if run_dir is not None else None
-        new = tuple.__new__  # a NamedTuple's own constructor is ~2 µs
-        samples = [new(ToGrade, (case, get(case["id"]), repeat, None)) for case in loaded.cases]
-        graded = grade(loaded, samples, f"no response for this case in {display}")
+        graded_input = _graded(Path(release), Path(responses), run_dir is not None)
     except UsageError as err:
         print(f"trunchbull: error: {err}", file=sys.stderr)
         return exit_codes.USAGE
+    if graded_input is None:
+        return exit_codes.USAGE
+    loaded, parsed, samples, graded = graded_input
     if output is not None:
         write_results_file(Path(output), graded.results)
     usages = [{"usage": s.response.usage} if s.response else None for s in samples]  # no latency, no cost
@@ -132,6 +114,57 @@ def _run_grade_command(
     if writer is not None:
         summary["model"] = recorded_model(Path(responses))
         write_recorded_run(writer, loaded, Path(responses), parsed, graded.results, summary, started_at)
+    code, met = _verdict(graded, summary, fail_under, str(responses))
+    if json_summary:
+        summary_out = {
+            **summary,
+            "missing": len(graded.missing),
+            "results": str(output) if output is not None else None,
+            "runDir": str(run_dir) if run_dir is not None else None,
+            "failUnder": None if fail_under is None else {"rate": fail_under, "met": met},
+            "exitCode": code,
+        }
+        sys.stdout.write(orjson.dumps(summary_out, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        print(render_summary(summary))
+        if output is not None:
+            print(f"results: {output}")
+        if run_dir is not None:
+            print(f"run: {run_dir}")
+    return code
+
+
+def _graded(
+    release: Path, responses: Path, in_run_dir: bool
+) -> tuple[LoadedRelease, dict[str, Response], list[ToGrade], Graded] | None:
+    """(the release, the parsed responses, the samples, their grades); None
+    when the responses file has problems (printed). Raises UsageError."""
+    display = str(responses)
+    loaded = load_release(release)
+    require_judge(loaded.manifest.evals, None)
+    try:
+        data = read_file(responses)
+    except FileProblem as problem:
+        raise UsageError(f"the responses file {display} {problem}") from None
+    case_ids = {case["id"] for case in loaded.cases}
+    parsed, problems = parse_responses(data, display, case_ids)
+    if problems:
+        print_diagnostics(problems)
+        print(
+            f"trunchbull: error: {display} cannot be graded: {len(problems)} problem(s); nothing was written",
+            file=sys.stderr,
+        )
+        return None
+    get = parsed.get
+    # in a run directory every result has its repeat (0): one sample per case
+    repeat = 0 if in_run_dir else None
+    new = tuple.__new__  # a NamedTuple's own constructor is ~2 µs
+    samples = [new(ToGrade, (case, get(case["id"]), repeat, None)) for case in loaded.cases]
+    return loaded, parsed, samples, grade(loaded, samples, f"no response for this case in {display}")
+
+
+def _verdict(graded: Graded, summary: dict, fail_under: float | None, display: str) -> tuple[int, bool | None]:
+    """(exit code, whether --fail-under was met), with what they come from said on stderr."""
     code = exit_codes.OK
     met = None
     if graded.missing:
@@ -161,20 +194,4 @@ def _run_grade_command(
             f"warning: {overall['errors']} case(s) ended in error (infrastructure failures, see their messages)",
             file=sys.stderr,
         )
-    if json_summary:
-        summary_out = {
-            **summary,
-            "missing": len(graded.missing),
-            "results": str(output) if output is not None else None,
-            "runDir": str(run_dir) if run_dir is not None else None,
-            "failUnder": None if fail_under is None else {"rate": fail_under, "met": met},
-            "exitCode": code,
-        }
-        sys.stdout.write(orjson.dumps(summary_out, option=orjson.OPT_INDENT_2).decode() + "\n")
-    else:
-        print(render_summary(summary))
-        if output is not None:
-            print(f"results: {output}")
-        if run_dir is not None:
-            print(f"run: {run_dir}")
-    return code
+    return code, met

@@ -107,7 +107,7 @@ class LineBuffer:
         self._partial = b""
 
 
-def read_lines(stream: IO[bytes], channel: Channel) -> Iterator[bytes]:
+def stream_lines(stream: IO[bytes], channel: Channel) -> Iterator[bytes]:
     """The lines of a blocking stream (a process's stdout), each at most the
     channel's bound, without their newlines; ProtocolError on a longer one."""
     limit = channel.max_line + 1

@@ -30,10 +30,10 @@ SETTING_FLAGS = {
 }
 
 
-def shown(value: Any) -> str:
+def option_shown(value: Any) -> str:
     """An option's value as the command line writes it: `0.5`, `300`, `math, code`."""
     if isinstance(value, (tuple, list)):
-        return ", ".join(shown(item) for item in value)
+        return ", ".join(option_shown(item) for item in value)
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
@@ -70,8 +70,8 @@ def resolve_options(args, previous: dict | None) -> RunOptions:
         if given is None:
             return recorded if present else None
         if present and given != recorded and flag:
-            had = f"has {shown(recorded)}" if recorded not in (None, ()) else f"was made without {flag}"
-            differences.append(f"{flag} {shown(given)} (the run {had})")
+            had = f"has {option_shown(recorded)}" if recorded not in (None, ()) else f"was made without {flag}"
+            differences.append(f"{flag} {option_shown(given)} (the run {had})")
         return given
 
     old = previous or {}

@@ -15,7 +15,6 @@ from pathlib import Path
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.common.ids import suggest
 
-PRICES_DATE = "2025-06"  # the providers' published list prices at that date; check them before relying on them
 FREE_PROVIDERS = ("echo", "replay", "llamacpp")
 KEYS = ("input", "output", "cachedInput", "batchInput", "batchOutput", "batchCachedInput")
 # The batch APIs of OpenAI, Anthropic and Google bill half the live price: a price without
@@ -66,8 +65,9 @@ class Price:
         }
 
 
-# Live rates, and the batch APIs' rates (half of each: OpenAI's Batch API, Anthropic's Message
-# Batches, Gemini's batch mode).
+# The providers' published list prices of 2025-06 (check them before relying on them): live
+# rates, and the batch APIs' rates (half of each: OpenAI's Batch API, Anthropic's Message Batches,
+# Gemini's batch mode).
 DEFAULT_PRICES: dict[str, Price] = {
     "openai:gpt-4o": Price(2.50, 10.00, 1.25, batch_input=1.25, batch_output=5, batch_cached_input=0.625),
     "openai:gpt-4o-mini": Price(0.15, 0.60, 0.075, batch_input=0.075, batch_output=0.3, batch_cached_input=0.0375),

@@ -16,7 +16,7 @@ from trunchbull.run.cache import ResponseCache, as_cached
 from trunchbull.run.grading import RunGrading
 from trunchbull.run.options import RunOptions
 from trunchbull.run.samples import Sample
-from trunchbull.run.workers import WorkerPool
+from trunchbull.run.workers import ModelCallerPool
 from trunchbull.rundir.repair import checked_record, with_earlier_attempts
 from trunchbull.rundir.writer import RunDirWriter
 
@@ -107,7 +107,7 @@ def record_samples(
     todo: list[Sample],
     hits: dict[str, bytes],
     to_run: list[Sample],
-    pool: WorkerPool | None,
+    pool: ModelCallerPool | None,
     cache: ResponseCache | None,
     options: RunOptions,
     done: dict,

@@ -16,7 +16,7 @@ from trunchbull.run.model_spec import ModelSpec
 from trunchbull.run.options import RunOptions
 from trunchbull.run.sdk_bundle import sdk_bundle
 from trunchbull.run.scheduling import local_model_plan, worker_count
-from trunchbull.run.workers import WorkerPool, WorkerSetupError
+from trunchbull.run.workers import ModelCallerPool, WorkerSetupError
 from trunchbull.rundir.schema import MAX_RECORD_BYTES
 
 REPLY_LIMIT_BYTES = 16 << 20  # one HTTP reply, decoded (js/run/http.mjs): past it, `response-too-large`
@@ -28,7 +28,7 @@ def reply_limit(max_response_bytes: int) -> int:
     return max(REPLY_LIMIT_BYTES, 6 * max_response_bytes + (1 << 20))
 
 
-def describe_model(pool: WorkerPool, identity: dict) -> dict | None:
+def describe_model(pool: ModelCallerPool, identity: dict) -> dict | None:
     """What a model that describes itself said when its workers were ready (a
     local model: its file, size, context, threads, load time), with the
     workers' count and resident memory; printed once and kept in run.json."""
@@ -64,7 +64,7 @@ def describe_model(pool: WorkerPool, identity: dict) -> dict | None:
 
 def spawn_pool(
     release: LoadedRelease, options: RunOptions, workdir: Path, samples: int | None, prices: dict | None = None
-) -> WorkerPool:
+) -> ModelCallerPool:
     """The run's workers, started (not yet ready). `samples`: how many are
     left to run (a local model's plan needs it; None for a hosted model);
     `prices`: USD per token (input, output, cachedInput) for each record's
@@ -117,7 +117,7 @@ def spawn_pool(
         "prices": prices,
         "batch": batch,
     }
-    pool = WorkerPool(
+    pool = ModelCallerPool(
         tc,
         config,
         read_paths,
@@ -136,7 +136,7 @@ def spawn_pool(
     return pool
 
 
-def wait_ready(pool: WorkerPool, spec: ModelSpec) -> None:
+def wait_ready(pool: ModelCallerPool, spec: ModelSpec) -> None:
     """Until every worker has made the model (the pool is killed if one cannot)."""
     try:
         pool.wait_ready()

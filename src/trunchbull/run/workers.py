@@ -49,7 +49,7 @@ from trunchbull.node.protocol import RUN_WORKER, ProtocolError
 from trunchbull.node.toolchain import Toolchain
 from trunchbull.node.worker_pool import ProcessPool, WorkerProcess
 from trunchbull.run.samples import Sample
-from trunchbull.run.scheduling import PREFETCH, InFlight, Worker, shares
+from trunchbull.run.scheduling import PREFETCH, InFlight, WorkerState, shares
 from trunchbull.run.worker_units import UnitPaths, spawn_unit
 from trunchbull.rundir.schema import error_record
 
@@ -75,7 +75,9 @@ def _error_record(sample: Sample, kind: str, message: str, elapsed_s: float, cal
     return orjson.dumps(record)
 
 
-class WorkerPool:
+class ModelCallerPool:
+    """A run's model callers (worker units) on a ProcessPool, and the scheduler that feeds them."""
+
     def __init__(
         self,
         tc: Toolchain,
@@ -114,7 +116,7 @@ class WorkerPool:
         self.node_flags = node_flags
         self.on_warning = on_warning
         self.warnings: list[str] = []
-        self.workers: list[Worker] = []
+        self.workers: list[WorkerState] = []
         self._processes = ProcessPool(self._start_unit, size)
         self.earlier_calls: dict[int, int] = {}  # sample k → requests made on workers since replaced
         self.on_step: OnStep | None = None  # batch mode: a sample's step whose loop goes on (`b`)
@@ -125,10 +127,10 @@ class WorkerPool:
         paths = UnitPaths(self.read_paths, self.tool_paths if self._config["tools"] else None, self.cwd)
         return spawn_unit(self.tc, paths, self.env, self.node_flags)
 
-    def _spawn(self, index: int, replacing: bool = False) -> Worker:
+    def _spawn(self, index: int, replacing: bool = False) -> WorkerState:
         """A worker in slot `index`, sent the run's configuration (`replacing`: in place of the slot's)."""
         process = self._processes.replace(index) if replacing else self._processes.worker(index)
-        worker = Worker(process, self._shares[index], self._prefetch)
+        worker = WorkerState(process, self._shares[index], self._prefetch)
         self._processes.send(index, orjson.dumps({**self._config, "slots": worker.slots}) + b"\n")
         return worker
 
@@ -192,7 +194,7 @@ class WorkerPool:
             if queue:
                 now = time.monotonic()
                 while queue:
-                    worker = max(self.workers, key=Worker.preference)
+                    worker = max(self.workers, key=WorkerState.preference)
                     if worker.room() <= 0:
                         break
                     verdict = admit(queue[0].sample) if admit is not None else True
@@ -247,7 +249,7 @@ class WorkerPool:
         requeue += self._watchdog(on_record)
         return requeue
 
-    def _received(self, worker: Worker, lines: list[bytes], on_record: OnRecord | None) -> list[InFlight]:
+    def _received(self, worker: WorkerState, lines: list[bytes], on_record: OnRecord | None) -> list[InFlight]:
         """Handle a worker's protocol lines (node/protocol.py); the samples it
         gave back. ProtocolError: a line that is not a message."""
         channel = RUN_WORKER
@@ -302,13 +304,13 @@ class WorkerPool:
                 raise WorkerSetupError(channel.fatal(fields))
         return back
 
-    def _carry_calls(self, worker: Worker) -> None:
+    def _carry_calls(self, worker: WorkerState) -> None:
         """The requests its samples made, kept for their next attempt (the worker is going)."""
         for k, calls in worker.calls.items():
             self.earlier_calls[k] = self.earlier_calls.get(k, 0) + calls
         worker.calls.clear()
 
-    def _replace(self, worker: Worker) -> Worker:
+    def _replace(self, worker: WorkerState) -> WorkerState:
         index = self.workers.index(worker)
         fresh = self.workers[index] = self._spawn(index, replacing=True)
         return fresh
@@ -318,7 +320,7 @@ class WorkerPool:
         """Workers killed and started again."""
         return self._processes.replaced
 
-    def _crashed(self, worker: Worker, on_record: OnRecord | None, garbled: str | None = None) -> list[InFlight]:
+    def _crashed(self, worker: WorkerState, on_record: OnRecord | None, garbled: str | None = None) -> list[InFlight]:
         """The worker died (or, `garbled`, sent something that is not a message and is stopped)."""
         process = worker.process
         if garbled is not None:

@@ -45,20 +45,6 @@ REPAIRS = (
     "too-deep",  # a value nested deeper than a record may be, replaced by a marker string
     "record-truncated",  # a record above MAX_RECORD_BYTES: its largest parts cut
 )
-# Every error kind a record may have (docs/running.md, "Errors").
-ERROR_KINDS = (
-    "timeout",
-    "tool-timeout",
-    "tool-load",
-    "provider",
-    "connection",
-    "response-too-large",
-    "rate-limit",
-    "worker-crash",
-    "replay-missing",
-    "record",
-    "batch-expired",
-)
 USAGE_FIELDS = ("inputTokens", "outputTokens", "totalTokens")
 NO_USAGE = {name: None for name in USAGE_FIELDS}
 

@@ -42,7 +42,6 @@ from trunchbull.stats.passk import pass_at_k, pass_hat_k
 
 DIGITS = 6
 PERCENTILES = (50, 90, 99)
-TOKEN_KEYS = (("input", "inputTokens"), ("output", "outputTokens"), ("total", "totalTokens"))
 
 
 def rounded(value: float | None) -> float | None:

@@ -22,15 +22,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from trunchbull.stats.paired import paired_difference as paired_statistics
+from trunchbull.stats.paired import paired_difference
 from trunchbull.stats.quantiles import CONFIDENCE, POWER
 from trunchbull.stats.run_stats import CaseTally, rounded
 
 
-def paired_difference(a: list[CaseTally], b: list[CaseTally]) -> dict:
+def paired_figures(a: list[CaseTally], b: list[CaseTally]) -> dict:
     """B − A over paired cases (the same case at the same position): the
     means, the difference with its interval, standard error and mdd80."""
-    result = paired_statistics(
+    result = paired_difference(
         [case.score for case in a],  # type: ignore[misc]  # both scored
         [case.score for case in b],  # type: ignore[misc]
         [min(x.scored, y.scored) for x, y in zip(a, b)],
@@ -71,7 +71,7 @@ class _Group:
 
     def to_json(self) -> dict:
         return {
-            **paired_difference(self.a, self.b),
+            **paired_figures(self.a, self.b),
             "regressed": self.regressed,
             "fixed": self.fixed,
             "unchanged": self.unchanged,

@@ -5,14 +5,17 @@ and the command come from it. Adding a format is adding one module here."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Callable
 
+from trunchbull.common.registry import find_entries
+
 if TYPE_CHECKING:
     from trunchbull.rundir.reader import RunDirectory
+
+# The modules of this package that are no format (every other one defines FORMAT).
+PLUMBING = ("command", "formats")
 
 
 @dataclass(frozen=True)
@@ -27,23 +30,17 @@ class ExportFormat:
 
 @cache
 def formats() -> dict[str, ExportFormat]:
-    from trunchbull.report import exports as package
-
-    found = []
-    for module in pkgutil.iter_modules(package.__path__):
-        if module.name in ("command", "formats"):  # the command and this registry: no format
-            continue
-        fmt = getattr(importlib.import_module(f"{package.__name__}.{module.name}"), "FORMAT", None)
-        if isinstance(fmt, ExportFormat):
-            found.append(fmt)
+    found = find_entries("trunchbull.report.exports", "FORMAT", ExportFormat, plumbing=PLUMBING)
     return {fmt.name: fmt for fmt in sorted(found, key=lambda f: f.order)}
+
+
+def titles() -> str:
+    """Every format's title, in order: `JUnit XML, CSV or Parquet`."""
+    found = [f.title for f in formats().values()]
+    return " or ".join([", ".join(found[:-1]), found[-1]] if len(found) > 1 else found)
 
 
 def help_texts() -> tuple[str, str]:
     """The export command's (help, description), from every format."""
-    found = list(formats().values())
-    titles = " or ".join(
-        [", ".join(f.title for f in found[:-1]), found[-1].title] if len(found) > 1 else [found[0].title]
-    )
-    descriptions = " or as ".join(f.description for f in found)
-    return f"a run's results as {titles}", f"Write RUN_DIR's results as {descriptions}."
+    descriptions = " or as ".join(f.description for f in formats().values())
+    return f"a run's results as {titles()}", f"Write RUN_DIR's results as {descriptions}."

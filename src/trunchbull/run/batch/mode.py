@@ -27,7 +27,7 @@ from trunchbull.run.recording import Recorder, interrupted_message
 from trunchbull.run.samples import Sample
 from trunchbull.run.sdk_bundle import sdk_bundle
 from trunchbull.run.worker_setup import reply_limit
-from trunchbull.run.workers import WorkerPool
+from trunchbull.run.workers import ModelCallerPool
 from trunchbull.rundir.schema import MAX_RECORD_BYTES
 from trunchbull.rundir.writer import RunDirWriter
 
@@ -72,7 +72,7 @@ def record_in_batches(
     todo: list[Sample],
     hits: dict[str, bytes],
     to_run: list[Sample],
-    pool: WorkerPool | None,
+    pool: ModelCallerPool | None,
     cache: ResponseCache | None,
     options: RunOptions,
     done: dict,

@@ -15,7 +15,7 @@ import orjson
 from trunchbull.run.batch.caller import BatchCaller, CallerGone, ResultsBroken
 from trunchbull.run.batch.loops import BatchWork, Loop, parse_request_id
 from trunchbull.run.recording import Recorder
-from trunchbull.run.workers import WorkerPool
+from trunchbull.run.workers import ModelCallerPool
 from trunchbull.rundir.batch_journal import BatchJournal
 from trunchbull.rundir.schema import error_record
 
@@ -39,7 +39,7 @@ def _checked_step(line: bytes) -> dict | None:
 @dataclass(kw_only=True)
 class Outcomes:
     caller: BatchCaller
-    pool: WorkerPool | None  # the model callers (None: no case has tools, the batch caller takes the replies)
+    pool: ModelCallerPool | None  # the model callers (None: no case has tools, the batch caller takes the replies)
     journal: BatchJournal
     loops: dict[str, Loop]  # the samples still to record, by tag
     recorder: Recorder
