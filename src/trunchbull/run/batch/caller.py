@@ -7,7 +7,7 @@ one at a time on its stdin; every answer is read through the one protocol
 A command not answered within the run's timeout (a provider that stopped
 answering) stops the process; a fresh one is started for the next command.
 A start whose answer never came is `lost`: the batch may exist (the caller
-asks the provider's list of batches, run/batch/reconcile.py)."""
+asks the provider's list of batches, run/batch/submit.py)."""
 
 from __future__ import annotations
 
