@@ -94,7 +94,9 @@ def group_of(by: By, releases: Sequence[ReleaseCases]) -> GroupOf:
             values.setdefault(case_id, label(value))
             every.append(case)
     if not found:
-        raise UsageError(f"--by {by.field}: no case of the release has {by.field} in its data; {_suggestion(by, every)}")
+        raise UsageError(
+            f"--by {by.field}: no case of the release has {by.field} in its data; {_suggestion(by, every)}"
+        )
     return lambda _eval_id, case_id: values.get(case_id, MISSING)
 
 
@@ -121,7 +123,5 @@ def releases_for(by: By, runs: Sequence[RunDirectory], given: Sequence[Path] = (
 
 def require_release(by: By, run: RunDirectory, release: ReleaseCases) -> ReleaseCases:
     if release.cases is None:
-        raise UsageError(
-            f"--by {by.field} reads each case's data from the release {run.path} ran, but {release.note}"
-        )
+        raise UsageError(f"--by {by.field} reads each case's data from the release {run.path} ran, but {release.note}")
     return release

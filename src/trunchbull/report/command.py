@@ -71,7 +71,8 @@ def _groups(by: By | None, runs: list[tuple[str, RunDirectory, ReleaseCases]]) -
 
 def _breakdown(by: By, groups: GroupOf, run: RunDirectory) -> dict:
     """A run's figures per group (stats/run_stats.py), with the field."""
-    repeats = run.meta.get("repeat") if type(run.meta.get("repeat")) is int else 1
+    repeat = run.meta.get("repeat")
+    repeats = repeat if type(repeat) is int else 1
     order = run.summary["evals"] if by.is_eval else ()
     return {"by": by.field, **breakdown(run_cases(run), groups, order, repeats)}
 

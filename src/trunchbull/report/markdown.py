@@ -205,7 +205,10 @@ def comparison_markdown(comparison: dict) -> str:
         out += ["", *_folded(f"By {comparison['by']}: {len(comparison['groups']):,} groups", lines)]
     if fixed:
         out += ["", *_folded(f"Fixed ({len(fixed):,})", _case_lines(fixed))]
-    for title, ids in (("Added (only in B)", comparison["addedCases"]), ("Removed (only in A)", comparison["removedCases"])):
+    for title, ids in (
+        ("Added (only in B)", comparison["addedCases"]),
+        ("Removed (only in A)", comparison["removedCases"]),
+    ):
         if ids:
             shown = ", ".join(code(i) for i in ids[:LISTED]) + (" …" if len(ids) > LISTED else "")
             out += ["", *_folded(f"{title} ({len(ids):,})", [shown])]

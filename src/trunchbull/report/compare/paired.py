@@ -88,7 +88,9 @@ class _Group:
         return self._result[0]
 
     def counted(self) -> bool:
-        return bool(self.a or self.excluded or self.added or self.removed or self.regressed or self.fixed or self.unchanged)
+        return bool(
+            self.a or self.excluded or self.added or self.removed or self.regressed or self.fixed or self.unchanged
+        )
 
     def to_json(self) -> dict:
         return {

@@ -70,7 +70,7 @@ def _cell(cell: dict, testid: str, model: str, group: str, versus: dict | None =
         return f'<td class="n cell" data-testid="{testid}" data-model="{_e(model)}" data-group="{_e(group)}">–</td>'
     ci = cell["meanScoreCI"]
     interval = f' <span class="muted small">[{ci[0]:.3f}, {ci[1]:.3f}]</span>' if ci else ""
-    mark = COLUMN_MARK.get((versus or {}).get("verdict"), "")
+    mark = COLUMN_MARK.get((versus or {}).get("verdict") or "", "")
     marked = f' <span class="mark {_e(versus["verdict"])}">{mark}</span>' if mark and versus else ""
     return (
         f'<td class="n cell" data-testid="{testid}" data-model="{_e(model)}" data-group="{_e(group)}" '
@@ -132,7 +132,9 @@ def _num(value: float | None) -> str:
 
 def _columns(board: dict) -> str:
     key, columns = columns_of(board)
-    head = '<th>model</th>' + "".join(f'<th data-testid="column-head" data-group="{_e(c)}">{_e(c)}</th>' for c in columns)
+    head = '<th>model</th>' + "".join(
+        f'<th data-testid="column-head" data-group="{_e(c)}">{_e(c)}</th>' for c in columns
+    )
     rows = []
     for m in board["models"]:
         versus = ((m["vsBest"] or {}).get(key)) or {}

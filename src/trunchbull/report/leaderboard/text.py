@@ -85,7 +85,7 @@ def _column_lines(board: dict) -> list[str]:
         row = []
         for m in models:
             vs = ((m["vsBest"] or {}).get(key) or {}).get(column) or {}
-            row.append(_short(m[key][column]["meanScore"]) + COLUMN_MARKS.get(vs.get("verdict"), ""))
+            row.append(_short(m[key][column]["meanScore"]) + COLUMN_MARKS.get(vs.get("verdict") or "", ""))
         cells.append((column, *row))
     cells.append(("macro", *(_short(m["macro"]["meanScore"]) for m in models)))
     return table_lines(cells)
