@@ -11,8 +11,9 @@ from pathlib import Path
 
 import orjson
 
-from tests.conftest import REPO
+from tests.conftest import REPO, run_cli
 from tests.report.conftest import read_jsonl, trunchbull, write_jsonl
+from tests.run.conftest import cli_env
 
 CASES = ("--case", "mmlu.*.0", "--case", "mmlu.*.1")
 WRONG = {"A": "B", "B": "C", "C": "D", "D": "A"}
@@ -49,9 +50,13 @@ def make_mmlu_runs(base: Path, cache: Path) -> MmluRuns:
             {"caseId": i, "output": f"ANSWER: {WRONG[c['data']['answer']] if i in mistakes else c['data']['answer']}"}
             for i, c in chosen.items()
         ]
-        responses = write_jsonl(base / f"{name}.jsonl", answers)
+        write_jsonl(base / f"{name}.jsonl", answers)
         out = base / name
-        result = tb("run", release, "--model", f"replay:{responses}", *CASES, "-o", out, "--no-cache")
+        # from the runs' directory, so that the model is named replay:NAME.jsonl
+        result = run_cli(
+            "run", release, "--model", f"replay:{name}.jsonl", *CASES, "-o", out, "--no-cache", cwd=base,
+            env=cli_env(cache), timeout=600,
+        )  # fmt: skip
         assert result.code == 0, result.stderr
         runs[name] = out
     echo = tb("run", release, "--model", "echo", *CASES, "-o", base / "echo", "--no-cache")

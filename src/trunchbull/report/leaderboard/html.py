@@ -30,7 +30,7 @@ table.by-column th:first-child, table.by-column td:first-child {
   position: sticky; left: 0; z-index: 1; background: #fff; box-shadow: 1px 0 0 var(--line);
 }
 table.by-column th:first-child { z-index: 2; }
-table.by-column td.model { min-width: 160px; max-width: 220px; }
+table.by-column td.model { max-width: 220px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .whisker { display: block; margin-top: 2px; }
 .mark { font-size: 12px; font-weight: 600; padding: 0 7px; border-radius: 9px; white-space: nowrap; }
 .mark.best { background: #dcfce7; color: var(--pass); }
@@ -141,7 +141,7 @@ def _columns(board: dict) -> str:
         cells = "".join(_cell(m[key][c], "column-cell", m["model"], c, versus.get(c)) for c in columns)
         rows.append(
             f'<tr class="{_e(m["verdict"] or "")}" data-testid="column-row" data-model="{_e(m["model"])}">'
-            f'<td class="model"><code>{_e(m["model"])}</code></td>{cells}</tr>'
+            f'<td class="model" title="{_e(m["model"])}"><code>{_e(m["model"])}</code></td>{cells}</tr>'
         )
     return (
         f'<div class="scroll" data-testid="columns-scroll"><table class="summary board by-column" '
