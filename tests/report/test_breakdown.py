@@ -153,3 +153,31 @@ def test_without_its_release_by_data_needs_release(mmlu, tb, tmp_path):
         assert by_eval.code == 0, by_eval.stderr
     finally:
         hidden.rename(mmlu.release)
+
+
+def test_the_html_report_shows_the_breakdown(mmlu, tb, browser, tmp_path):
+    out = tmp_path / "r.html"
+    result = tb("report", mmlu.runs["half"], "--vs", mmlu.runs["best"], "--by", "data.subject", "--json", "-o", out)
+    assert result.code == 0, result.stderr
+    shown = result.json
+    context = browser.new_context(viewport={"width": 1360, "height": 900})
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(out.as_uri() + "#tab=overview")
+    page.wait_for_selector("body[data-ready]")
+    tables = page.locator("[data-testid=breakdown]")
+    assert tables.count() == 2  # each run's
+    mine = page.locator("[data-testid=breakdown][data-run='0'] [data-testid=group-row]")
+    assert mine.count() == 57
+    groups = shown["breakdown"]["groups"]
+    for i in range(57):
+        row = mine.nth(i)
+        subject = row.get_attribute("data-group")
+        assert float(row.locator("[data-testid=group-rate]").get_attribute("data-value")) == groups[subject]["passRate"]
+    page.click("button[data-tab=compare]")
+    rows = page.locator("[data-testid=group-differences] tbody tr")
+    assert rows.count() == 58  # 57 subjects and the overall
+    assert "Macro average (each group alike)" in page.locator("[data-testid=macro]").inner_text()
+    assert problems == []
+    context.close()

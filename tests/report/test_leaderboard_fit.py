@@ -104,7 +104,9 @@ def test_57_columns_are_readable_at_1280_px(browser, board):
             assert (
                 cell is not None and cell["x"] + cell["width"] <= WIDTH and cell["x"] >= fixed["x"] + fixed["width"] - 1
             )
-    page.locator("[data-testid=columns-scroll]").evaluate("e => { e.scrollLeft = e.scrollWidth / 2; }")  # mid-way: the model column stays
+    page.locator("[data-testid=columns-scroll]").evaluate(
+        "e => { e.scrollLeft = e.scrollWidth / 2; }"
+    )  # mid-way: the model column stays
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "leaderboard-57.png"), full_page=True)
     if os.environ.get("TRUNCHBULL_UPDATE_SCREENSHOTS") == "1":
