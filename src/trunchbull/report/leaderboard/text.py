@@ -29,12 +29,16 @@ def _cost(value: float | None, digits: int = 4) -> str:
     return "unknown" if value is None else f"${value:,.{digits}f}"
 
 
+def _p(value: float) -> str:
+    return "p<1e-6" if value < 1e-6 else f"p={value:.3g}"
+
+
 def _difference(model: dict) -> str:
     vs = model["vsBest"]
     if not vs or vs["overall"]["difference"] is None:
         return ""
     o = vs["overall"]
-    return f"{o['difference']:+.3f} [{o['ci'][0]:+.3f}, {o['ci'][1]:+.3f}] at {o['confidence']:.2%}, p={o['holmP']:.3g}"
+    return f"{o['difference']:+.3f} [{o['ci'][0]:+.3f}, {o['ci'][1]:+.3f}] at {o['confidence']:.2%}, {_p(o['holmP'])}"
 
 
 def _per_sample_tokens(model: dict) -> str:
