@@ -40,6 +40,15 @@ def test_a_rerun_served_from_the_cache_says_so(built, server, cli, tmp_path):
     assert as_json.json["overall"]["latencyMs"] == first.json["overall"]["latencyMs"]
     records = read_jsonl(tmp_path / "json" / "responses.jsonl")
     assert all(r["cached"] is True for r in records)
+    # and the report of such a run says so too
+    report = cli("report", tmp_path / "again", "-o", tmp_path / "r.html")
+    assert report.code == 0, report.stderr
+    assert (
+        f"cache: {called} of {called} sample(s) came from the response cache when the run was made; their "
+        "latencies are those of the original calls"
+    ) in report.stdout.splitlines()
+    assert cli("report", tmp_path / "json", "--json", "-o", tmp_path / "r.html").json["cachedSamples"] == called
+    assert "cache:" not in cli("report", tmp_path / "first", "-o", tmp_path / "r.html").stdout
 
 
 def test_resume_says_how_many_samples_it_kept_and_ran(built, cli, cache_dir, tmp_path):

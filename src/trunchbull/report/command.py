@@ -27,7 +27,7 @@ from trunchbull.report.markdown import comparison_markdown, summary_markdown
 from trunchbull.report.release_cases import ReleaseCases, release_cases
 from trunchbull.report.run_cases import run_cases
 from trunchbull.rundir.reader import RunDirectory, read_run_dir
-from trunchbull.stats.run_stats import GroupOf, breakdown
+from trunchbull.stats.run_stats import GroupOf, breakdown, cached_samples
 
 DEFAULT_NAME = "report.html"
 # variables whose values must never appear in a report, whatever a record holds
@@ -102,8 +102,9 @@ def _report_command(args) -> int:
     write_atomic(out, page)
 
     mine = breakdowns.get(runs[0][0])
+    cached = cached_samples(run.records.values())
     if args.json:
-        shown = {"runDir": str(run.path), "report": str(out), "summary": run.summary}
+        shown = {"runDir": str(run.path), "report": str(out), "summary": run.summary, "cachedSamples": cached}
         shown.update({"breakdown": mine} if mine else {}, **({"comparison": comparison} if comparison else {}))
         sys.stdout.buffer.write(orjson.dumps(shown, option=orjson.OPT_INDENT_2) + b"\n")
     elif args.markdown:
@@ -112,6 +113,11 @@ def _report_command(args) -> int:
         print(summary_markdown(run.summary, run.model, mine), end="")
     else:
         print(render_summary(run.summary))
+        if cached:
+            print(
+                f"cache: {cached:,} of {len(run.results):,} sample(s) came from the response cache when the run "
+                "was made; their latencies are those of the original calls"
+            )
         if mine:
             print()
             print(render_breakdown(mine["by"], mine))

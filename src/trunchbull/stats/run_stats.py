@@ -92,6 +92,11 @@ def sample_latency(record: dict | None) -> float | None:
     return latency if type(latency) in (int, float) else None
 
 
+def cached_samples(records: Iterable[dict | None]) -> int:
+    """How many samples were served from the response cache (their records say `cached: true`)."""
+    return sum(1 for record in records if record is not None and record.get("cached") is True)
+
+
 class CaseTally:
     """One case's samples in one run."""
 
