@@ -71,8 +71,9 @@ def _suggestion(by: By, cases: Sequence[dict]) -> str:
     objects = [_value(case.get("data"), parent) for case in cases]
     keys = sorted({key for found in objects if type(found) is dict for key in found})
     if not keys:
-        where = "data" + "".join(f".{k}" for k in parent)
-        return f"no case has an object at {where}"
+        if not parent:
+            return "no case has data (a case's data is what its eval module, CSV, JSONL or transformer gave it)"
+        return f"no case has an object at data.{'.'.join(parent)}"
     close = difflib.get_close_matches(name, keys, n=1)
     hint = f"did you mean data.{'.'.join((*parent, close[0]))}? " if close else ""
     shown = ", ".join(keys[:20]) + (f", … ({len(keys)} keys)" if len(keys) > 20 else "")
