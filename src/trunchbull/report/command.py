@@ -77,6 +77,36 @@ def _breakdown(by: By, groups: GroupOf, run: RunDirectory) -> dict:
     return {"by": by.field, **breakdown(run_cases(run), groups, order, repeats)}
 
 
+def _print(args, run: RunDirectory, out: Path, mine: dict | None, comparison: dict | None) -> None:
+    """The summary (with the breakdown and the comparison) on standard output: as a table, JSON or Markdown."""
+    cached = cached_samples(run.records.values())
+    if args.json:
+        shown = {"runDir": str(run.path), "report": str(out), "summary": run.summary, "cachedSamples": cached}
+        if mine:
+            shown["breakdown"] = mine
+        if comparison:
+            shown["comparison"] = comparison
+        sys.stdout.buffer.write(orjson.dumps(shown, option=orjson.OPT_INDENT_2) + b"\n")
+        return
+    if args.markdown:
+        if comparison is not None:
+            print(comparison_markdown(comparison))
+        print(summary_markdown(run.summary, run.model, mine), end="")
+        return
+    print(render_summary(run.summary))
+    if cached:
+        print(
+            f"cache: {cached:,} of {len(run.results):,} sample(s) came from the response cache when the run "
+            "was made; their latencies are those of the original calls"
+        )
+    if mine:
+        print()
+        print(render_breakdown(mine["by"], mine))
+    if comparison is not None:
+        print()
+        print(render_comparison(comparison, comparison["a"], comparison["b"]))
+
+
 def _report_command(args) -> int:
     run = read_run_dir(args.run_dir)
     baseline = read_run_dir(args.vs) if args.vs is not None else None
@@ -101,29 +131,7 @@ def _report_command(args) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, page)
 
-    mine = breakdowns.get(runs[0][0])
-    cached = cached_samples(run.records.values())
-    if args.json:
-        shown = {"runDir": str(run.path), "report": str(out), "summary": run.summary, "cachedSamples": cached}
-        shown.update({"breakdown": mine} if mine else {}, **({"comparison": comparison} if comparison else {}))
-        sys.stdout.buffer.write(orjson.dumps(shown, option=orjson.OPT_INDENT_2) + b"\n")
-    elif args.markdown:
-        if comparison is not None:
-            print(comparison_markdown(comparison))
-        print(summary_markdown(run.summary, run.model, mine), end="")
-    else:
-        print(render_summary(run.summary))
-        if cached:
-            print(
-                f"cache: {cached:,} of {len(run.results):,} sample(s) came from the response cache when the run "
-                "was made; their latencies are those of the original calls"
-            )
-        if mine:
-            print()
-            print(render_breakdown(mine["by"], mine))
-        if comparison is not None:
-            print()
-            print(render_comparison(comparison, comparison["a"], comparison["b"]))
+    _print(args, run, out, breakdowns.get(runs[0][0]), comparison)
     for label, _run, release in runs:
         if release.note:
             print(f"note ({label}): {release.note}", file=sys.stderr)

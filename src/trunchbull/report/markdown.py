@@ -25,6 +25,10 @@ def code(text: object) -> str:
     return f"{fence}{pad}{value}{pad}{fence}"
 
 
+def _groups(n: int) -> str:
+    return f"{n:,} group" + ("" if n == 1 else "s")
+
+
 def _pct(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:.1f}%"
 
@@ -110,10 +114,10 @@ def summary_markdown(summary: dict, model: str, breakdown: dict | None = None) -
         lines = [
             *_table([breakdown["by"], *SUMMARY_HEADER], _summary_rows(groups)),
             "",
-            f"Macro average over {macro['groups']:,} groups (each alike): pass rate {_pct(macro['passRate'])}, "
+            f"Macro average over {_groups(macro['groups'])} (each alike): pass rate {_pct(macro['passRate'])}, "
             f"mean score {_num(macro['meanScore'])}.",
         ]
-        out += ["", *_folded(f"By {breakdown['by']}: {len(breakdown['groups']):,} groups", lines)]
+        out += ["", *_folded(f"By {breakdown['by']}: {_groups(len(breakdown['groups']))}", lines)]
     return "\n".join(out) + "\n"
 
 
@@ -198,11 +202,11 @@ def comparison_markdown(comparison: dict) -> str:
         lines = [
             *_table([comparison["by"], *DIFFERENCE_HEADER], _difference_rows(groups)),
             "",
-            f"Macro average over {macro['groups']:,} groups (each alike): A {_num(macro['meanA'])}, "
+            f"Macro average over {_groups(macro['groups'])} (each alike): A {_num(macro['meanA'])}, "
             f"B {_num(macro['meanB'])}, B − A {_signed(macro['difference'])}. Each group's interval is its own "
             "(not corrected for their number); the verdict is the overall one.",
         ]
-        out += ["", *_folded(f"By {comparison['by']}: {len(comparison['groups']):,} groups", lines)]
+        out += ["", *_folded(f"By {comparison['by']}: {_groups(len(comparison['groups']))}", lines)]
     if fixed:
         out += ["", *_folded(f"Fixed ({len(fixed):,})", _case_lines(fixed))]
     for title, ids in (
