@@ -28,7 +28,7 @@ from trunchbull.release.loaded import LoadedRelease, load_release
 from trunchbull.run.budget import Budget
 from trunchbull.run.cache import ResponseCache, default_cache_path
 from trunchbull.run.dry_run import dry_run, token_estimator
-from trunchbull.run.finish import grade_and_report
+from trunchbull.run.finish import Sources, grade_and_report
 from trunchbull.run.grading import RunGrading
 from trunchbull.run.options import RunOptions, resolve_options
 from trunchbull.run.prices import Price, run_price
@@ -94,6 +94,7 @@ def _run(args, writer: RunDirWriter | None) -> int:
             todo = left.todo
             hits = cache.lookup([s.key for s in todo if s.key is not None]) if cache is not None and todo else {}
             to_run = [s for s in todo if s.key not in hits]
+            sources = Sources(previous is not None, len(left.done), len(todo) - len(to_run), len(to_run))
             pool = workers.ready_for(to_run)
             if budget is not None:
                 budget.count_recorded(left.done)
@@ -131,7 +132,7 @@ def _run(args, writer: RunDirWriter | None) -> int:
         recorded = len(grading.records) + len(grading.written)
         print(budget.message(run_dir, recorded, len(samples)), file=sys.stderr)
         return exit_codes.BUDGET
-    return grade_and_report(writer, samples, *grading.finish(samples), options, meta, args)
+    return grade_and_report(writer, samples, *grading.finish(samples), options, meta, args, sources)
 
 
 def _dry_run(args, release: LoadedRelease, options: RunOptions, previous: dict | None, price: Price | None) -> int:

@@ -20,7 +20,8 @@ the clock:
 * a tool call that has not ended `tool_timeout + grace` after it started
   (a synchronous infinite loop never gives the worker's own timer a chance)
   ends its sample as `tool-timeout`; the worker is killed and replaced, and
-  the other samples that were in flight on it are sent again, uncharged;
+  the other samples that were in flight on it are sent again (their earlier
+  requests counted in their `attempts`, below);
 * a sample not answered `timeout + grace` after it was sent ends as
   `timeout` the same way (the worker enforces the timeout itself; this only
   fires when it cannot);

@@ -24,6 +24,16 @@ The input is a run's rows: each graded result (`evalId`, `caseId`,
   `null` when the price is unknown (and for a sample with no record). A
   group's cost is the sum of its samples' costs when every one is known,
   else `null`: unknown, never a partial sum and never 0.
+* **Per sample.** Tokens and cost per sample are the totals over the
+  group's samples divided by their number (errors included, as in the
+  totals): with `--repeat 3` the totals triple, the per-sample figures do not.
+* **Groups and the macro average.** A run's cases are grouped by their eval,
+  or by any other label of a case (`case_groups`: a breakdown by a field of
+  the cases' data); each group's figures are the figures above over its
+  cases, with the same intervals. The *micro* average is the mean over every
+  case (the overall figure); the *macro* average weighs every group alike,
+  the mean of the groups' means (`macro_average`), with no interval: it is a
+  point estimate (docs/decisions.md, "Breakdowns").
 * **Rounding**: every figure a user sees is rounded to DIGITS decimals, by
   `rounded`, here.
 
@@ -34,8 +44,8 @@ polars takes to import (docs/decisions.md, "Grading and summaries").
 
 from __future__ import annotations
 
-from statistics import quantiles
-from typing import Iterable, Sequence
+from statistics import fmean, quantiles
+from typing import Callable, Iterable, Sequence
 
 from trunchbull.stats.intervals import Moments, mean_interval
 from trunchbull.stats.passk import pass_at_k, pass_hat_k
@@ -79,6 +89,11 @@ def sample_latency(record: dict | None) -> float | None:
     """A sample's latency in ms (as recorded: an int or a float); None when not recorded."""
     latency = record.get("latencyMs") if record is not None else None
     return latency if type(latency) in (int, float) else None
+
+
+def cached_samples(records: Iterable[dict | None]) -> int:
+    """How many samples were served from the response cache (their records say `cached: true`)."""
+    return sum(1 for record in records if record is not None and record.get("cached") is True)
 
 
 class CaseTally:
@@ -258,6 +273,15 @@ class GroupTally:
         """The sum of the samples' costs when every one is known, else None (unknown)."""
         return round(self.cost, DIGITS) if self.cost_known else None
 
+    def per_sample(self) -> dict:
+        """Tokens and cost per sample: the totals over the number of samples
+        (None without samples; the cost None when it is unknown)."""
+        n = self.samples
+        if not n:
+            return {"tokens": None, "cost": None}
+        tokens = {key: rounded(value / n) for key, value in self.tokens().items()}
+        return {"tokens": tokens, "cost": rounded(self.cost / n) if self.cost_known else None}
+
     def rates(self) -> dict:
         """The pass rate and the mean score over cases, with their intervals."""
         return {
@@ -288,18 +312,65 @@ class GroupTally:
         return out
 
 
+# A case's group label from its (eval ID, case ID); None groups by eval.
+GroupOf = Callable[[str, str], str] | None
+
+
+def case_groups(
+    cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = (), group_of: GroupOf = None
+) -> dict[str, list[CaseTally]]:
+    """Group label → its cases, each case in one group: by eval, or by
+    `group_of(eval ID, case ID)`. The labels of `order` first (those with
+    cases), then the others as their first case comes."""
+    groups: dict[str, list[CaseTally]] = {label: [] for label in order}
+    if group_of is None:
+        for (eval_id, _), case in cases.items():
+            groups.setdefault(eval_id, []).append(case)
+    else:
+        for (eval_id, case_id), case in cases.items():
+            groups.setdefault(group_of(eval_id, case_id), []).append(case)
+    return {label: group for label, group in groups.items() if group}
+
+
 def eval_groups(cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = ()) -> dict[str, list[CaseTally]]:
     """Eval ID → its cases: the evals of `order` first (those with cases), then the others as they come."""
-    groups: dict[str, list[CaseTally]] = {eval_id: [] for eval_id in order}
-    for (eval_id, _), case in cases.items():
-        groups.setdefault(eval_id, []).append(case)
-    return {eval_id: group for eval_id, group in groups.items() if group}
+    return case_groups(cases, order)
 
 
 def grouped(
-    cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = ()
+    cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = (), group_of: GroupOf = None
 ) -> tuple[dict[str, GroupTally], GroupTally]:
-    """Each eval's group (`order` first, as eval_groups) and the overall
-    group, their merge: the one way every command sums a run's cases."""
-    evals = {eval_id: GroupTally.of(group) for eval_id, group in eval_groups(cases, order).items()}
-    return evals, GroupTally.merged(evals.values())
+    """Each group's tally (by eval, or by `group_of`: case_groups) and the
+    overall group, their merge: the one way every command sums a run's cases."""
+    groups = {label: GroupTally.of(group) for label, group in case_groups(cases, order, group_of).items()}
+    return groups, GroupTally.merged(groups.values())
+
+
+def macro_mean(values: Iterable[float | None]) -> float | None:
+    """The mean of the values that are known (each group's alike); None when none is."""
+    known = [value for value in values if value is not None]
+    return fmean(known) if known else None
+
+
+def macro_average(groups: Iterable[GroupTally]) -> dict:
+    """The macro average of groups: the mean of their pass rates and of
+    their mean scores, each group weighing the same (a point estimate)."""
+    parts = list(groups)
+    return {
+        "groups": len(parts),
+        "passRate": rounded(macro_mean(g.passes.mean for g in parts)),
+        "meanScore": rounded(macro_mean(g.scores.mean for g in parts)),
+    }
+
+
+def breakdown(
+    cases: dict[tuple[str, str], CaseTally], group_of: GroupOf, order: Iterable[str] = (), repeats: int = 1
+) -> dict:
+    """A run's figures per group (statistics(), as summary.json gives them
+    per eval), the macro average over the groups and the micro (overall)."""
+    groups, overall = grouped(cases, order, group_of)
+    return {
+        "groups": {label: group.statistics(repeats) for label, group in groups.items()},
+        "macro": macro_average(groups.values()),
+        "overall": overall.statistics(repeats),
+    }

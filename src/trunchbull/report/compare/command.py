@@ -1,6 +1,7 @@
 """`trunchbull compare RUN_A RUN_B` (SPEC §9): prints the comparison (or
-its JSON) and exits 1 with --fail-on-regression when B is significantly
-worse overall, else 0; unusable run directories are usage errors (2)."""
+its JSON, or Markdown), with --by FIELD per group too, and exits 1 with
+--fail-on-regression when B is significantly worse overall, else 0;
+unusable run directories are usage errors (2)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import orjson
 
 from trunchbull.common import exit_codes
 from trunchbull.common.gc_pause import gc_paused
+from trunchbull.report.breakdown import group_of, parse_by, releases_for
 from trunchbull.report.compare.comparison import compare_runs
 from trunchbull.report.compare.paired import significantly_worse
 from trunchbull.report.compare.text import render_comparison
+from trunchbull.report.markdown import comparison_markdown
 from trunchbull.rundir.reader import read_run_dir
 
 
@@ -23,12 +26,16 @@ def compare_command(args) -> int:
 
 def _compare_command(args) -> int:
     a, b = read_run_dir(args.run_a), read_run_dir(args.run_b)
-    comparison = compare_runs(a, b, allow_release_change=args.allow_release_change)
+    by = parse_by(args.by) if args.by else None
+    groups = group_of(by, releases_for(by, [b, a], args.release)) if by else None
+    comparison = compare_runs(a, b, args.allow_release_change, by.field if by else None, groups)
     worse = significantly_worse(comparison)
     code = exit_codes.FAILED if args.fail_on_regression and worse else exit_codes.OK
     if args.json:
         out = {**comparison, "significantlyWorse": worse, "exitCode": code}
         sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
+    elif args.markdown:
+        print(comparison_markdown(comparison), end="")
     else:
         print(render_comparison(comparison, comparison["a"], comparison["b"]))
     if code == exit_codes.FAILED:

@@ -13,6 +13,29 @@ from trunchbull.common.registry import find_entries
 
 if TYPE_CHECKING:
     from trunchbull.rundir.reader import RunDirectory
+    from trunchbull.stats.run_stats import GroupOf
+
+
+@dataclass(frozen=True)
+class Exported:
+    """What a format writes: the run, the release's cases by ID (None when
+    the release is not available, or not read), and with `--by` the field
+    and each case's group (`group_of`: None groups by eval)."""
+
+    run: RunDirectory
+    cases: dict[str, dict] | None = None
+    by: str | None = None
+    group_of: GroupOf = None
+
+    def case(self, row: dict) -> dict:
+        """The release's case of a result ({} when it is not known)."""
+        return (self.cases or {}).get(row["caseId"]) or {}
+
+    def group(self, row: dict) -> str | None:
+        """The result's group under --by (None without --by)."""
+        if self.by is None:
+            return None
+        return row["evalId"] if self.group_of is None else self.group_of(row["evalId"], row["caseId"])
 
 # The modules of this package that are no format (every other one defines FORMAT).
 PLUMBING = ("command", "formats")
@@ -24,8 +47,9 @@ class ExportFormat:
     order: int  # its place in the choices
     title: str  # "JUnit XML", for the help
     description: str  # "JUnit XML (one testsuite per eval, …)", for the command's description
-    write: Callable[["RunDirectory"], bytes]  # the whole file
+    write: Callable[[Exported], bytes]  # the whole file
     to_stdout: bool = True  # may be written to standard output (else -o is required)
+    reads_release: bool = False  # has columns from the release's cases (prompts, expected answers, data)
 
 
 @cache
