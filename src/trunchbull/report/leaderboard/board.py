@@ -14,7 +14,7 @@ Every figure is stats/run_stats.py's, over the shared cases' tallies.
   over the cases both scored (stats/paired.py, as `compare`); the K − 1
   comparisons of a column are corrected with Holm's step-down method, and
   each gets the interval at the level Holm tested it at
-  (stats/multiple.holm_paired), so that its interval excludes 0 exactly
+  (`holm_paired` in stats/multiple.py), so that its interval excludes 0 exactly
   when it is *significantly below* (or above) the best; otherwise it is
   *indistinguishable*. The 95% interval, uncorrected, is there too (`ci95`):
   what `compare` would say of that one pair.
