@@ -37,6 +37,7 @@ class Exported:
             return None
         return row["evalId"] if self.group_of is None else self.group_of(row["evalId"], row["caseId"])
 
+
 # The modules of this package that are no format (every other one defines FORMAT).
 PLUMBING = ("command", "formats")
 
