@@ -175,8 +175,8 @@ def pex_floor(tmp: Path, launcher_cache: Path) -> float | None:
 
 def pex_lock_floors(tmp: Path, launcher_cache: Path, wheelhouse: Path) -> list[tuple[str, float]]:
     """The pex CLI alone building the core's PEX from the lockfile the plugin ships, from an empty
-    PEX_ROOT: with the flags the plugin's PexRequest gives it (what Pants runs, minus Pants), and
-    plainly (a zipapp, pex's defaults)."""
+    PEX_ROOT: with the flags the plugin's PexRequest gives it (what Pants runs, minus Pants),
+    plainly (a zipapp, pex's defaults), and with `--no-compress` added (the cost of not storing)."""
     cli = _pex_cli(launcher_cache)
     plugin = next(iter(wheelhouse.glob("trunchbull_pants-*.whl")), None)
     if cli is None or plugin is None:
@@ -201,6 +201,11 @@ def pex_lock_floors(tmp: Path, launcher_cache: Path, wheelhouse: Path) -> list[t
         (
             "floor: the pex CLI, the core's lock, pex's defaults (empty PEX_ROOT)",
             _run_pex([*cli, *common, "-o", "core-zipapp.pex"], work / "root2", work),
+        ),
+        (
+            # What the plugin once ran: faster, but it poisons pex's shared cache (docs/pants.md).
+            "the pex CLI, the plugin's flags + --no-compress (empty PEX_ROOT)",
+            _run_pex([*cli, *common, *as_plugin, "--no-compress", "-o", "core-stored.pex"], work / "root3", work),
         ),
     ]
 
