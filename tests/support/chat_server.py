@@ -147,6 +147,19 @@ class ChatServer:
             peak = max(peak, current)
         return peak
 
+    def open_connections(self) -> int:
+        """Connections still open, counting one whose request is still being handled (aiohttp
+        forgets a connection once its handler has finished): 0 after a killed client means
+        every request it sent is recorded or never will be."""
+        assert self._loop is not None and self._runner is not None
+        server = self._runner.server
+        assert server is not None
+
+        async def count() -> int:
+            return len(server.connections)
+
+        return asyncio.run_coroutine_threadsafe(count(), self._loop).result(10)
+
     def _conversation_key(self, path: str, body: Any) -> str:
         if not isinstance(body, dict):
             return ""
