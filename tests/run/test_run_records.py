@@ -350,3 +350,33 @@ def test_a_remote_model_is_graded_as_it_runs_exactly_as_grade_grades_its_respons
         }
         summary = orjson.loads((run_dir / "summary.json").read_bytes())["overall"]
         assert (summary["samples"], summary["passed"], summary["errors"]) == (160, 94, 0)
+
+
+SPINNING_EVALUATOR = """export default {
+  id: "spin",
+  prompt: "Say something.",
+  evaluate() { while (true) {} },
+}
+"""
+
+
+def test_an_interrupt_while_grading_says_every_sample_is_recorded(cli, cache_dir, tmp_path):
+    """A signal once every sample is recorded (here while a custom evaluator
+    spins, which the pool stops only after 5 s) keeps the records: the message
+    says so and how to continue, not that nothing was written."""
+    benchmark = tmp_path / "bench"
+    (benchmark / "evals").mkdir(parents=True)
+    (benchmark / "evals" / "spin.ts").write_text(SPINNING_EVALUATOR)
+    built = cli("build", benchmark, "-o", tmp_path / "release")
+    assert built.code == 0, built.stderr
+    out = tmp_path / "run"
+    proc = start_cli("run", tmp_path / "release", "--model", "echo", "-o", out, "--repeat", "2", cache=cache_dir)
+    wait_for_records(out / "responses.jsonl", 2, proc=proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert f"trunchbull: interrupted; 2 of 2 samples are recorded in {out}." in stderr
+    assert "--resume" in stderr and "nothing was written" not in stderr and "Traceback" not in stderr
+    assert len(read_jsonl(out / "responses.jsonl")) == 2
+    assert not (out / "results.jsonl").exists()
+    assert not group_alive(proc.pid)

@@ -32,7 +32,7 @@ from trunchbull.run.finish import Sources, grade_and_report
 from trunchbull.run.grading import RunGrading
 from trunchbull.run.options import RunOptions, resolve_options
 from trunchbull.run.prices import Price, run_price
-from trunchbull.run.recording import record_samples
+from trunchbull.run.recording import interrupted_message, record_samples
 from trunchbull.run.resume import check_same_release, previous_run, reconcile
 from trunchbull.run.samples import Sample, plan, select_cases
 from trunchbull.run.target import resolve_target
@@ -48,15 +48,23 @@ def _interrupt(signum, frame) -> None:
 
 def run_command(args) -> int:
     previous_term = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops a run like Ctrl-C
+    all_recorded: list[int] = []  # the number of samples, once every one is recorded
     try:
         with gc_paused(), nullcontext() if args.dry_run else open_run_dir(args.out) as writer:
-            return _run(args, writer)
+            return _run(args, writer, all_recorded)
+    except KeyboardInterrupt:
+        if not all_recorded:  # interrupted before anything was written, or said so while recording
+            raise
+        # interrupted while grading or reporting: the records are all kept, --resume grades them
+        print(interrupted_message(all_recorded[0], all_recorded[0], args.out), file=sys.stderr)
+        return exit_codes.INTERRUPTED  # as when interrupted while recording
     finally:
         signal.signal(signal.SIGTERM, previous_term)
 
 
-def _run(args, writer: RunDirWriter | None) -> int:
-    """`writer`: the run directory's (None for --dry-run, which writes nothing)."""
+def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
+    """`writer`: the run directory's (None for --dry-run, which writes nothing);
+    `all_recorded` gets the number of samples once every one is recorded."""
     check_fail_under(args.fail_under)
     run_dir: Path = args.out
     previous = previous_run(run_dir, args.resume, args.rerun_errors)
@@ -126,6 +134,8 @@ def _run(args, writer: RunDirWriter | None) -> int:
                 quiet=args.json,
                 budget=budget,
             )
+            if not interrupted and not (budget is not None and budget.stopped):
+                all_recorded.append(len(samples))
     if interrupted:
         return exit_codes.INTERRUPTED
     if budget is not None and budget.stopped:
