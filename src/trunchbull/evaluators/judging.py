@@ -5,14 +5,18 @@ defers custom evaluators to their pool) and, when grading finishes, hands
 them to a `Judge` in one batch; each reply comes back to the request's
 `decide`, which makes the sample's result.
 
-A `Judge` is the one way a grade reaches a model, and no command has one
-yet. A judge runner is to make its calls through the trusted model caller
-(which alone holds the API key), record each request and its reply in the
-run directory (rundir/layout.py, JUDGMENTS, reserved for it) and answer a
+A `Judge` is the one way a grade reaches a model: `run` and `grade --judge`
+give the grader run/judge_runner.py's, which makes its calls through the
+trusted model caller (which alone holds the API key), records each request
+and its reply in the run directory (rundir/judgments.py) and answers a
 request it has a recorded reply for from the record, so that re-grading
 replays verdicts instead of asking again. Without a judge, a kind that reads
 `MODEL` cannot be graded: the commands refuse it before anything runs
-(grading/judge_check.py)."""
+(grading/judge_check.py).
+
+A request names the judge its spec pins (`judge`, the benchmark's default,
+None when it pins none); which judge answers is the runner's choice (the
+command's `--judge`, else the pinned one)."""
 
 from __future__ import annotations
 
@@ -30,6 +34,8 @@ class JudgeReply(NamedTuple):
     text: str | None
     error: str | None = None
     details: Any = None  # what the judge runner adds (its model, usage, whether it was replayed)
+    finish_reason: str | None = None  # why the judge stopped (`stop`, `length`, …), when known
+    error_kind: str | None = None  # with `error`: judge-failed, judge-refused, judge-truncated
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,7 @@ class JudgeRequest:
     messages: tuple[dict, ...]
     settings: dict
     decide: Callable[[JudgeReply], Result] = field(compare=False, repr=False)
+    judge: str | None = None  # the judge the spec pins (a model SPEC), None when it pins none
 
 
 class JudgeAsk(NamedTuple):
@@ -51,6 +58,7 @@ class JudgeAsk(NamedTuple):
     case_id: str
     repeat: int | None  # None outside a run (`grade` without --run-dir)
     request: JudgeRequest
+    eval_id: str | None = None
 
 
 class Judge(Protocol):

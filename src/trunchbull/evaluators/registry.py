@@ -43,6 +43,8 @@ Check = Callable[[dict, dict, "list[SpecProblem]", "list[str] | None"], None]
 Prepare = Callable[[dict, Preparation], Evaluate]
 # spec → (path inside the spec, offered tool name, input) for each tool input it names
 ToolInputs = Callable[[dict], Iterable[tuple[str, str, dict]]]
+# compiled spec → the release files it names (name → bytes), written into the release with it
+ReleaseFiles = Callable[[dict], "dict[str, bytes]"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ class Kind:
     csv_expected: bool | None = None  # a CSV eval may use it: True takes `expected` from each row, False none
     # the tool inputs a spec names, checked at compile time against each tool's input schema
     tool_inputs: ToolInputs | None = None
+    # the release files a compiled spec names (a frozen judge template), for the freeze to write
+    release_files: ReleaseFiles | None = None
 
     def __post_init__(self) -> None:
         unknown = [name for name in self.reads if name not in INPUTS]
