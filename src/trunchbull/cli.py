@@ -17,7 +17,7 @@ from trunchbull.common import exit_codes, lifetime
 from trunchbull.common.diagnostics import UsageError, render_json, report_internal_error
 from trunchbull.compile.building import build_release, compile_root
 from trunchbull.report.arguments import add_leaderboard_parser, add_report_parsers
-from trunchbull.run.arguments import add_run_parser
+from trunchbull.run.arguments import add_judge_arguments, add_run_parser
 
 
 DESCRIPTION = """\
@@ -90,7 +90,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--run-dir",
         type=Path,
         metavar="DIR",
-        help="also write a run directory (new or empty) that report, compare and export read",
+        help="also write a run directory (new or empty, or one this command wrote for the same responses: "
+        "graded again, its judge's verdicts replayed) that report, compare and export read",
+    )
+    add_judge_arguments(grade)
+    grade.add_argument(
+        "--rerun-errors",
+        action="store_true",
+        help="with --run-dir: ask the judge again for the verdicts it recorded in error",
     )
 
     add_run_parser(commands)
@@ -216,9 +223,16 @@ def cmd_diff(args) -> int:
 
 def cmd_grade(args) -> int:
     from trunchbull.grading.command import run_grade_command
+    from trunchbull.run.grade_judging import grade_judging
 
     return run_grade_command(
-        args.release, args.responses, args.out, json_summary=args.json, fail_under=args.fail_under, run_dir=args.run_dir
+        args.release,
+        args.responses,
+        args.out,
+        json_summary=args.json,
+        fail_under=args.fail_under,
+        run_dir=args.run_dir,
+        judging=grade_judging(args),
     )
 
 

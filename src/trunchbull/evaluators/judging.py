@@ -26,6 +26,9 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol, Sequence
 if TYPE_CHECKING:
     from trunchbull.evaluators.registry import Result
 
+# The key under which a model-graded kind's spec pins its judge (a model SPEC).
+PINNED_JUDGE = "judge"
+
 
 class JudgeReply(NamedTuple):
     """A judge's answer to one request: its text, or why there is none (the
@@ -72,3 +75,27 @@ class Judge(Protocol):
     def answer(self, asks: Sequence[JudgeAsk]) -> list[JudgeReply]:
         """One reply per ask, in order."""
         ...
+
+
+class RecordingJudge(Judge, Protocol):
+    """A judge that records its answers (run/judge_runner.py): what `grade`
+    and `run` write of it besides the grades."""
+
+    used: list[dict]  # the judgment lines the grading used (rundir/judgments.py)
+
+    def run_json(self) -> dict:
+        """run.json's `judge`."""
+        ...
+
+    def summary(self) -> list[dict]:
+        """summary.json's `judges`."""
+        ...
+
+
+def judged_result(request: JudgeRequest, reply: JudgeReply) -> Result:
+    """A sample's result from the judge's reply: an error when there is no
+    usable reply (its kind in `details.error`), else the request's decision."""
+    if reply.error is not None:
+        error = {"kind": reply.error_kind or "judge-failed", "message": reply.error}
+        return "error", None, f"the judge could not answer: {reply.error}", {"error": error}
+    return request.decide(reply)

@@ -74,4 +74,15 @@ def render_summary(summary: dict) -> str:
         repeats = len(overall["passAtK"])  # k = 1 … K; the JSON has every k, the terminal a few
         ks = ", ".join(f"pass@{k} {_pct(overall['passAtK'].get(str(k)))}" for k in shown_ks(repeats))
         out.append(f"{ks}; pass^{repeats} {_pct(overall['passHatK'])}")
+    judge = overall.get("judge")
+    if judge:
+        judges = summary.get("judges") or []
+        named = ", ".join(
+            j["model"] + (" (the model under test: self-judged)" if j.get("selfJudge") else "") for j in judges
+        )
+        out.append(
+            f"judge{'s' * (len(judges) > 1)} {named or '?'}: {judge['requests']:,} request(s), "
+            f"{judge['cached']:,} from the cache, {judge['errors']:,} in error; "
+            f"{judge['tokens']['total']:,} tokens, cost {cost_text(judge['cost'])} (not in the figures above)"
+        )
     return "\n".join(out)

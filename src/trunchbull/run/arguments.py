@@ -29,6 +29,7 @@ def add_run_parser(commands) -> None:
         "--base-url", metavar="URL", help="the provider's API base URL (required for openai-compatible)"
     )
     endpoint.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the API key")
+    add_judge_arguments(run)
     calls = run.add_argument_group("model call settings (passed only when given)")
     calls.add_argument("--temperature", type=float, metavar="T")
     calls.add_argument("--max-tokens", type=int, metavar="N")
@@ -96,3 +97,23 @@ def add_run_parser(commands) -> None:
         "--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)"
     )
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+def add_judge_arguments(parser) -> None:
+    """The judge of model-graded kinds (`run` and `grade`)."""
+    judge = parser.add_argument_group("judge of model-graded evaluators (rubric, factuality)")
+    judge.add_argument(
+        "--judge",
+        action="append",
+        metavar="SPEC",
+        help="the judge model (a model SPEC, as --model); default: the one each spec pins",
+    )
+    judge.add_argument("--judge-base-url", metavar="URL", help="the judge provider's API base URL, as --base-url")
+    judge.add_argument(
+        "--judge-api-key-env", metavar="NAME", help="the environment variable holding the judge's API key"
+    )
+    judge.add_argument(
+        "--allow-self-judge",
+        action="store_true",
+        help="let the model under test judge its own outputs (the run is marked self-judged)",
+    )

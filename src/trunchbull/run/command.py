@@ -23,13 +23,15 @@ from pathlib import Path
 from trunchbull.common import exit_codes, lifetime
 from trunchbull.common.gc_pause import gc_paused
 from trunchbull.grading.command import check_fail_under
-from trunchbull.grading.judge_check import require_judge
 from trunchbull.release.loaded import LoadedRelease, load_release
 from trunchbull.run.budget import Budget
 from trunchbull.run.cache import ResponseCache, default_cache_path
 from trunchbull.run.dry_run import dry_run, token_estimator
 from trunchbull.run.finish import grade_and_report
 from trunchbull.run.grading import RunGrading
+from trunchbull.run.judging import JUDGING_INTERRUPTED, judge_runner, judging_budget_message
+from trunchbull.run.judge_options import judge_options, resolve_judges
+from trunchbull.run.judge_runner import JudgingStopped
 from trunchbull.run.options import RunOptions, resolve_options
 from trunchbull.run.prices import run_price
 from trunchbull.run.recording import record_samples
@@ -60,6 +62,7 @@ def _run(args, writer: RunDirWriter | None) -> int:
     run_dir: Path = args.out
     previous = previous_run(run_dir, args.resume, args.rerun_errors)
     options = resolve_options(args, previous)
+    judging = judge_options(args, previous)
     code, release_path = resolve_target(args.target, as_json=args.json)
     if release_path is None:
         return code
@@ -70,7 +73,7 @@ def _run(args, writer: RunDirWriter | None) -> int:
     per_token = price.per_token() if price is not None else None
     if args.dry_run:
         cases = select_cases(release, options.filters)
-        require_judge(_evals_of(release, cases), None)
+        judges = resolve_judges(judging, cases, options.spec, options.settings.seed, args.prices, previous)
         samples = plan(
             release,
             cases,
@@ -89,6 +92,8 @@ def _run(args, writer: RunDirWriter | None) -> int:
             options.settings.maxTokens,
             options.spec.text,
             args.json,
+            judges,
+            args.rerun_errors,
         )
     budget = None
     if args.max_cost is not None or args.max_total_tokens is not None:
@@ -106,10 +111,11 @@ def _run(args, writer: RunDirWriter | None) -> int:
         pool = None if options.spec.local else spawn_pool(release, options, workdir, None, per_token)
         try:
             cases = select_cases(release, options.filters)
-            require_judge(_evals_of(release, cases), None)
+            judges = resolve_judges(judging, cases, options.spec, options.settings.seed, args.prices, previous)
             samples = plan(release, cases, options.repeat, identity, options.settings, keyed=not args.no_cache)
             left = reconcile(writer, samples, previous is not None, args.rerun_errors)
-            grading = RunGrading(release, run_dir, left.done, as_recorded=options.spec.remote)
+            runner = judge_runner(judges, release, options, writer, args, budget) if judges is not None else None
+            grading = RunGrading(release, run_dir, left.done, as_recorded=options.spec.remote, judge=runner)
             cache = None if args.no_cache else ResponseCache(default_cache_path())
             try:
                 todo = left.todo
@@ -124,10 +130,13 @@ def _run(args, writer: RunDirWriter | None) -> int:
                     wait_ready(pool, options.spec)
                 if budget is not None:
                     budget.count_recorded(left.done)
+                    if runner is not None:
+                        budget.count_recorded(runner.recorded)
                 given = {
                     "price": None if price is None else price.to_json(),
                     "budget": None if budget is None else budget.limits(),
                     "model_info": describe_model(pool, identity) if pool is not None else None,
+                    "judge": None if judges is None else judges.to_json(),
                 }
                 if previous is None:
                     meta = _new_run_json(release, release_path, options, len(samples), **given)
@@ -168,13 +177,16 @@ def _run(args, writer: RunDirWriter | None) -> int:
         recorded = len(grading.records) + len(grading.written)
         print(budget.message(run_dir, recorded, len(samples)), file=sys.stderr)
         return exit_codes.BUDGET
-    return grade_and_report(writer, samples, *grading.finish(samples), options, meta, args)
-
-
-def _evals_of(release: LoadedRelease, cases: list[dict]) -> list[dict]:
-    """The entries of the evals the selected cases belong to."""
-    ids = {case["evalId"] for case in cases}
-    return [ev for ev in release.manifest.evals if ev["id"] in ids]
+    try:
+        graded, records = grading.finish(samples)
+    except JudgingStopped:
+        assert budget is not None and runner is not None  # judging stops early only at a budget
+        print(judging_budget_message(budget, runner, run_dir), file=sys.stderr)
+        return exit_codes.BUDGET
+    except KeyboardInterrupt:
+        print(JUDGING_INTERRUPTED.format(run_dir=run_dir), file=sys.stderr)
+        return exit_codes.INTERRUPTED
+    return grade_and_report(writer, samples, graded, records, options, meta, args, runner)
 
 
 def _new_run_json(release: LoadedRelease, release_path: Path, options: RunOptions, samples: int, **given) -> dict:

@@ -38,6 +38,7 @@ KEYS = (
     "price",  # the price the costs are at, null when unknown (run/prices.py)
     "budget",  # {maxCost, maxTotalTokens} the run was given, or null
     "modelInfo",  # what a local model said about itself, or null
+    "judge",  # the judges of model-graded kinds, their endpoint and settings (run/judge_options.py), or null
     "warnings",  # said once each on stderr, kept here
     "resumes",  # how many times the run was resumed
     "trunchbull",  # the version that wrote it
@@ -62,6 +63,7 @@ def new_run_json(
     price: dict | None = None,
     budget: dict | None = None,
     model_info: dict | None = None,
+    judge: dict | None = None,
 ) -> dict:
     """The run.json of a new run of `release` (a release.loaded.LoadedRelease)."""
     meta = {
@@ -83,6 +85,7 @@ def new_run_json(
         "price": price,
         "budget": budget,
         "modelInfo": model_info,
+        "judge": judge,
         "warnings": [],
         "resumes": 0,
         "trunchbull": __version__,
@@ -94,11 +97,17 @@ def new_run_json(
 
 
 def resumed_run_json(
-    previous: dict, release_path: Path, *, price: dict | None, budget: dict | None, model_info: dict | None
+    previous: dict,
+    release_path: Path,
+    *,
+    price: dict | None,
+    budget: dict | None,
+    model_info: dict | None,
+    judge: dict | None = None,
 ) -> dict:
     """The run.json of a run being resumed: the same release (its digest is
-    checked), where it is now; this run's price; the budget and model info
-    given now, else the run's own; not finished."""
+    checked), where it is now; this run's price; the budget, model info and
+    judge given now, else the run's own; not finished."""
     meta = {key: previous.get(key) for key in KEYS}
     meta.update({key: value for key, value in previous.items() if key not in meta})  # kept as they were
     meta["release"] = {**previous["release"], "path": str(release_path)}
@@ -107,6 +116,8 @@ def resumed_run_json(
         meta["budget"] = budget
     if model_info is not None:
         meta["modelInfo"] = model_info
+    if judge is not None:
+        meta["judge"] = judge
     meta["warnings"] = list(previous.get("warnings") or [])
     meta["resumes"] = int(previous.get("resumes") or 0) + 1
     meta["finishedAt"] = None

@@ -304,3 +304,53 @@ def grouped(
     group, their merge: the one way every command sums a run's cases."""
     evals = {eval_id: GroupTally.of(group) for eval_id, group in eval_groups(cases, order).items()}
     return evals, GroupTally.merged(evals.values())
+
+
+class JudgeTally:
+    """The judge requests a group's samples were graded with (SPEC §4.1),
+    apart from the model's own figures: how many, how many failed or came
+    from the cache, their tokens and cost (the same rules: an unknown cost
+    makes the sum unknown)."""
+
+    __slots__ = ("requests", "errors", "cached", "input_tokens", "output_tokens", "total_tokens", "cost", "cost_known")
+
+    def __init__(self) -> None:
+        self.requests = self.errors = self.cached = 0
+        self.input_tokens = self.output_tokens = self.total_tokens = 0
+        self.cost = 0.0
+        self.cost_known = True
+
+    def add(self, judgment: dict) -> None:
+        self.requests += 1
+        self.errors += judgment.get("outcome") == "error"
+        self.cached += bool(judgment.get("cached"))
+        tokens_in, tokens_out, tokens_total = sample_tokens(judgment)
+        self.input_tokens += tokens_in or 0
+        self.output_tokens += tokens_out or 0
+        self.total_tokens += tokens_total or 0
+        cost = sample_cost(judgment)
+        if cost is None:
+            self.cost_known = False
+        else:
+            self.cost += cost
+
+    def statistics(self) -> dict:
+        return {
+            "requests": self.requests,
+            "errors": self.errors,
+            "cached": self.cached,
+            "tokens": {"input": self.input_tokens, "output": self.output_tokens, "total": self.total_tokens},
+            "cost": round(self.cost, DIGITS) if self.cost_known else None,
+        }
+
+
+def judge_tallies(judgments: Iterable[dict]) -> tuple[dict[str, JudgeTally], JudgeTally]:
+    """Each eval's judge tally (by the judgments' `evalId`) and the overall one."""
+    evals: dict[str, JudgeTally] = {}
+    overall = JudgeTally()
+    for judgment in judgments:
+        eval_id = judgment.get("evalId")
+        if isinstance(eval_id, str):
+            evals.setdefault(eval_id, JudgeTally()).add(judgment)
+        overall.add(judgment)
+    return evals, overall
