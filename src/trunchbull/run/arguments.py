@@ -113,6 +113,9 @@ def add_judge_arguments(parser) -> None:
         "--judge-api-key-env", metavar="NAME", help="the environment variable holding the judge's API key"
     )
     judge.add_argument(
+        "--judge-max-tokens", type=int, metavar="N", help="the most output tokens of one judge reply (default: none)"
+    )
+    judge.add_argument(
         "--allow-self-judge",
         action="store_true",
         help="let the model under test judge its own outputs (the run is marked self-judged)",

@@ -10,7 +10,7 @@
   set); a SPEC, a URL or a key that is wrong is a usage error naming the
   judge flags.
 * The judge's call settings: temperature 0, and the seed (`--seed`, else 0)
-  where the provider takes one.
+  where the provider takes one; `--judge-max-tokens N` bounds a reply.
 * A judge that is the model under test (same provider, model and endpoint)
   is a usage error unless `--allow-self-judge`; run.json and the summary
   then say the run judged itself.
@@ -46,6 +46,7 @@ class JudgeOptions:
     base_url: str | None
     api_key_env: str | None
     allow_self: bool
+    max_tokens: int | None = None  # --judge-max-tokens: the most output tokens of one judge reply
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,7 @@ class JudgeSetup:
             "prices": {
                 text: None if judge.price is None else judge.price.to_json() for text, judge in self.judges.items()
             },
+            "maxTokens": self.options.max_tokens,
             "allowSelfJudge": self.options.allow_self,
             "selfJudged": list(self.self_judged),
         }
@@ -110,13 +112,18 @@ def judge_options(args, previous: dict | None) -> JudgeOptions:
         if args.judge_api_key_env is not None
         else (recorded.get("apiKeyEnv") if resuming else None),
         bool(args.allow_self_judge) or bool(recorded.get("allowSelfJudge")),
+        args.judge_max_tokens if args.judge_max_tokens is not None else recorded.get("maxTokens"),
     )
+    if options.max_tokens is not None and options.max_tokens < 1:
+        raise UsageError(f"--judge-max-tokens takes an integer ≥ 1, got {options.max_tokens}")
     if resuming:
         differences = []
         if given and list(given) != list(recorded.get("given") or []):
             differences.append(
                 f"--judge {', '.join(given)} (the run has {', '.join(recorded.get('given') or []) or 'none'})"
             )
+        if args.judge_max_tokens is not None and args.judge_max_tokens != recorded.get("maxTokens"):
+            differences.append(f"--judge-max-tokens {args.judge_max_tokens} (the run has {recorded.get('maxTokens')})")
         if args.judge_base_url is not None and args.judge_base_url.rstrip("/") != (recorded.get("baseUrl") or ""):
             differences.append("--judge-base-url (the run has " + (recorded.get("baseUrl") or "none") + ")")
         if differences:
@@ -159,6 +166,8 @@ def resolve_judges(
         settings: dict = {"temperature": 0}
         if PROVIDERS[spec.provider].seed:
             settings["seed"] = DEFAULT_SEED if seed is None else seed
+        if options.max_tokens is not None:
+            settings["maxOutputTokens"] = options.max_tokens
         recorded = ((previous or {}).get("judge") or {}).get("prices") or {}
         if prices is None and text in recorded:
             price = recorded_price({"price": recorded[text]})
@@ -183,6 +192,7 @@ def judge_run_options(judge: Judge, run: RunSettings) -> RunOptions:
     settings = RunSettings(
         temperature=judge.settings["temperature"],
         seed=judge.settings.get("seed"),
+        maxTokens=judge.settings.get("maxOutputTokens"),
         maxSteps=1,
         timeout=run.timeout,
         toolTimeout=run.toolTimeout,
