@@ -14,9 +14,11 @@ Without a script, the reply echoes the last user message, after
 `default_delay` seconds. Every request is recorded (path, headers, JSON body).
 
 A judge (`judge(rule)`) answers the requests of model-graded kinds by a rule
-on their content: the rule gets the first user message's text and returns
-the step to answer with (a Reply, or a list for successive attempts), or None
-for a request that is not the judge's; its replies come before any script.
+on their content: the rule gets the first user message's text (and, if it
+takes two arguments, the model the request names: a panel's judges at one
+endpoint) and returns the step to answer with (a Reply, or a list for
+successive attempts), or None for a request that is not the judge's; its
+replies come before any script.
 
 A reply may also misbehave the ways real servers and gateways do (`Reply`'s
 last fields): a body sent as given bytes (invalid JSON, an HTML error page,
@@ -36,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import gzip
+import inspect
 import itertools
 import json
 import socket
@@ -133,14 +136,16 @@ class ChatServer:
         with self._lock:
             self._judge = rule
 
-    def _judged(self, key: str) -> Reply | None:
+    def _judged(self, key: str, model: Any = None) -> Reply | None:
         with self._lock:
             rule = self._judge
-        chosen = rule(key) if rule is not None else None
+        if rule is None:
+            return None
+        chosen = rule(key, model) if len(inspect.signature(rule).parameters) == 2 else rule(key)
         if isinstance(chosen, list):
             with self._lock:
-                attempt = self._attempts.get(("judge:" + key, 0), 0)
-                self._attempts[("judge:" + key, 0)] = attempt + 1
+                attempt = self._attempts.get((f"judge:{model}:{key}", 0), 0)
+                self._attempts[(f"judge:{model}:{key}", 0)] = attempt + 1
             chosen = chosen[min(attempt, len(chosen) - 1)]
         return chosen
 
@@ -173,8 +178,8 @@ class ChatServer:
             return ""
         return _first_user_text(body.get("messages") or [])
 
-    def _choose(self, key: str, step: int) -> Reply | None:
-        judged = self._judged(key) if step == 0 else None
+    def _choose(self, key: str, step: int, model: Any = None) -> Reply | None:
+        judged = self._judged(key, model) if step == 0 else None
         if judged is not None:
             return judged
         with self._lock:
@@ -215,7 +220,8 @@ class ChatServer:
             messages = body.get("messages") or []
             step = sum(1 for m in messages if m.get("role") == "assistant")
             last = _text(next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), ""))
-            return await self._answer(request, self._choose(_first_user_text(messages), step), last, body, self._openai)
+            chosen = self._choose(_first_user_text(messages), step, body.get("model"))
+            return await self._answer(request, chosen, last, body, self._openai)
         if path.endswith("/messages"):
             messages = body.get("messages") or []
             step = sum(1 for m in messages if m.get("role") == "assistant")

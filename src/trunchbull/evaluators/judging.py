@@ -39,6 +39,7 @@ class JudgeReply(NamedTuple):
     details: Any = None  # what the judge runner adds (its model, usage, whether it was replayed)
     finish_reason: str | None = None  # why the judge stopped (`stop`, `length`, …), when known
     error_kind: str | None = None  # with `error`: judge-failed, judge-refused, judge-truncated
+    result: Result | None = None  # decided already: a panel's verdict (run/judge_panel.py), `details` its judges'
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,10 @@ class RecordingJudge(Judge, Protocol):
 
 def judged_result(request: JudgeRequest, reply: JudgeReply) -> Result:
     """A sample's result from the judge's reply: an error when there is no
-    usable reply (its kind in `details.error`), else the request's decision."""
+    usable reply (its kind in `details.error`), else the request's decision
+    (or the one the judge made already: a panel's majority)."""
+    if reply.result is not None:
+        return reply.result
     if reply.error is not None:
         error = {"kind": reply.error_kind or "judge-failed", "message": reply.error}
         return "error", None, f"the judge could not answer: {reply.error}", {"error": error}

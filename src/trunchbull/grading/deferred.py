@@ -75,6 +75,7 @@ def grade_judged(judge: Judge, judged: list[tuple[int, JudgeRequest]], results: 
         except Exception as err:  # noqa: BLE001 - an evaluator bug must not stop the other samples
             outcome = ("error", None, f"the {row['evaluator']} evaluator failed: {type(err).__name__}: {err}", None)
         status, score, message, details = outcome
-        if reply.details is not None:  # what the judge did: its model, usage, cost, whether replayed
-            details = {**(details if isinstance(details, dict) else {}), "judges": [reply.details]}
+        if reply.details is not None:  # what the judges did: model, grade, usage, cost, whether replayed
+            judges = reply.details if isinstance(reply.details, list) else [reply.details]
+            details = {**(details if isinstance(details, dict) else {}), "judges": judges}
         row["outcome"], row["score"], row["message"], row["details"] = status, score, message, details

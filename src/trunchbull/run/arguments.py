@@ -106,7 +106,8 @@ def add_judge_arguments(parser) -> None:
         "--judge",
         action="append",
         metavar="SPEC",
-        help="the judge model (a model SPEC, as --model); default: the one each spec pins",
+        help="the judge model (a model SPEC, as --model); given several times, a panel (the majority's "
+        "verdict, the mean score); default: the one each spec pins",
     )
     judge.add_argument("--judge-base-url", metavar="URL", help="the judge provider's API base URL, as --base-url")
     judge.add_argument(

@@ -1,9 +1,11 @@
 """Which judge answers a run's model-graded cases, and how it is called
 (SPEC §4.1), settled before anything is called or written.
 
-* `--judge SPEC` names the judge of every judged case; without it, each
-  spec's own `judge` (the benchmark's default); a judged case with neither
-  is a usage error naming its eval.
+* `--judge SPEC` names the judge of every judged case, and given several
+  times a panel: every judge grades every judged sample, and the verdict is
+  the majority's (run/judge_panel.py); without it, each spec's own `judge`
+  (the benchmark's default); a judged case with neither is a usage error
+  naming its eval.
 * `--judge-base-url URL` and `--judge-api-key-env NAME` are the judge's
   endpoint and key, exactly as `--base-url` and `--api-key-env` are the
   model's (checked the same way: no credential in a URL, a key that must be
@@ -70,11 +72,12 @@ class JudgeSetup:
     judges: dict[str, Judge]  # SPEC text → judge, every one a judged case needs
     self_judged: tuple[str, ...]  # the judges that are the model under test
 
-    def judge_for(self, pinned: str | None) -> Judge:
-        """The judge of a request whose spec pins `pinned` (None: none)."""
-        chosen = self.options.given[0] if self.options.given else pinned
-        assert chosen is not None and chosen in self.judges  # judges_needed refused a case without one
-        return self.judges[chosen]
+    def panel_for(self, pinned: str | None) -> tuple[Judge, ...]:
+        """The judges of a request whose spec pins `pinned` (None: none): the
+        --judge panel (one judge or several), else the pinned judge."""
+        chosen = self.options.given or ((pinned,) if pinned is not None else ())
+        assert chosen and all(text in self.judges for text in chosen)  # judges_needed refused a case without one
+        return tuple(self.judges[text] for text in chosen)
 
     def summary(self) -> list[dict]:
         """summary.json's `judges`: each judge, and whether it is the model under test."""
@@ -101,8 +104,8 @@ def judge_options(args, previous: dict | None) -> JudgeOptions:
     """The judge options given, or those of the run being resumed; a
     difference from what it recorded is a usage error."""
     given = tuple(args.judge or ())
-    if len(given) > 1:
-        raise UsageError("--judge was given more than once: a panel of judges is not supported yet; give one judge")
+    if len(set(given)) != len(given):
+        raise UsageError(f"--judge {', '.join(given)}: a judge is named twice; a panel's judges are distinct models")
     recorded = (previous or {}).get("judge") or {}
     resuming = previous is not None
     options = JudgeOptions(

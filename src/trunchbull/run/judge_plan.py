@@ -75,8 +75,7 @@ def judge_plan(
     identities = {text: judge.spec.identity() for text, judge in setup.judges.items()}
     by_judge: dict[str, dict] = {}
     keys: list[tuple[str, str, int]] = []  # (judge, key, tokens) of the requests the cache may hold
-    for index, ask in enumerate(planner.asks):
-        judge = setup.judge_for(ask.request.judge)
+    for index, ask, judge in ((i, a, j) for i, a in enumerate(planner.asks) for j in setup.panel_for(a.request.judge)):
         entry = by_judge.setdefault(judge.text, {"requests": 0, "recorded": 0, "cached": 0, "tokens": 0})
         entry["requests"] += 1
         key = judge_key(judge, identities[judge.text], ask.request)

@@ -31,6 +31,7 @@ from trunchbull.run.budget import Budget
 from trunchbull.run.cache import ResponseCache, as_cached
 from trunchbull.run.judge_calls import classify, judge_case_id, judge_key, judge_sample, judgment, reply_of
 from trunchbull.run.judge_options import Judge, JudgeSetup, judge_run_options
+from trunchbull.run.judge_panel import panel_reply
 from trunchbull.run.samples import Sample
 from trunchbull.run.settings import RunSettings
 from trunchbull.run.worker_setup import spawn_pool, wait_ready
@@ -85,12 +86,18 @@ class JudgeRunner:
         return self.setup.summary()
 
     def answer(self, asks: Sequence[JudgeAsk]) -> list[JudgeReply]:
-        replies: list[JudgeReply | None] = [None] * len(asks)
-        lines: list[dict | None] = [None] * len(asks)
+        # one item per (ask, judge of its panel): answered alike, then a panel's replies combined
+        items: list[tuple[JudgeAsk, Judge, str]] = []
+        panels: list[range] = []
+        for ask in asks:
+            panel = self.setup.panel_for(ask.request.judge)
+            panels.append(range(len(items), len(items) + len(panel)))
+            for judge in panel:
+                items.append((ask, judge, judge_key(judge, self._identities[judge.text], ask.request)))
+        replies: list[JudgeReply | None] = [None] * len(items)
+        lines: list[dict | None] = [None] * len(items)
         pending: list[tuple[int, Judge, str]] = []
-        for i, ask in enumerate(asks):
-            judge = self.setup.judge_for(ask.request.judge)
-            key = judge_key(judge, self._identities[judge.text], ask.request)
+        for i, (ask, judge, key) in enumerate(items):
             line = self.recorded.get((ask.case_id, ask.repeat, key))
             if line is not None and not (self.rerun_errors and line["outcome"] == "error"):
                 replies[i], lines[i] = reply_of(line, replayed=True), line
@@ -99,10 +106,11 @@ class JudgeRunner:
         if pending:
             log = self.writer.judgment_log() if self.writer is not None else None
             cache = ResponseCache(self.cache_path) if self.cache_path is not None else None
+            item_asks = [ask for ask, _judge, _key in items]
             try:
-                pending = self._from_cache(asks, pending, cache, log, replies, lines)
+                pending = self._from_cache(item_asks, pending, cache, log, replies, lines)
                 if pending:
-                    self._ask(asks, pending, cache, log, replies, lines)
+                    self._ask(item_asks, pending, cache, log, replies, lines)
             finally:
                 if cache is not None:
                     cache.close()
@@ -112,7 +120,11 @@ class JudgeRunner:
         if any(reply is None for reply in replies):
             self.stopped = True
             raise JudgingStopped("a budget was reached before every judge request was sent")
-        return [reply for reply in replies if reply is not None]
+        out = []
+        for ask, span in zip(asks, panels):
+            answers = [reply for reply in replies[span.start : span.stop] if reply is not None]
+            out.append(answers[0] if len(answers) == 1 else panel_reply(ask.request, answers))
+        return out
 
     def _answered(self, ask: JudgeAsk, judge: Judge, key: str, row: dict, log) -> tuple:
         """`log`: the run directory's judgment log (writer.py), None outside a run directory."""

@@ -37,12 +37,14 @@ from __future__ import annotations
 from statistics import quantiles
 from typing import Iterable, Sequence
 
+from trunchbull.stats.agreement import agreement
 from trunchbull.stats.intervals import Moments, mean_interval
 from trunchbull.stats.passk import pass_at_k, pass_hat_k
 
 DIGITS = 6
 PERCENTILES = (50, 90, 99)
 TOKEN_KEYS = (("input", "inputTokens"), ("output", "outputTokens"), ("total", "totalTokens"))
+GRADES = ("C", "P", "I")  # a judge's grades (evaluators/verdicts.py), the categories of a panel's agreement
 
 
 def rounded(value: float | None) -> float | None:
@@ -312,13 +314,24 @@ class JudgeTally:
     from the cache, their tokens and cost (the same rules: an unknown cost
     makes the sum unknown)."""
 
-    __slots__ = ("requests", "errors", "cached", "input_tokens", "output_tokens", "total_tokens", "cost", "cost_known")
+    __slots__ = (
+        "requests",
+        "errors",
+        "cached",
+        "input_tokens",
+        "output_tokens",
+        "total_tokens",
+        "cost",
+        "cost_known",
+        "grades",
+    )
 
     def __init__(self) -> None:
         self.requests = self.errors = self.cached = 0
         self.input_tokens = self.output_tokens = self.total_tokens = 0
         self.cost = 0.0
         self.cost_known = True
+        self.grades: dict[tuple, list] = {}  # (caseId, repeat) → each judge's grade (a panel: several)
 
     def add(self, judgment: dict) -> None:
         self.requests += 1
@@ -333,14 +346,34 @@ class JudgeTally:
             self.cost_known = False
         else:
             self.cost += cost
+        self.grades.setdefault((judgment.get("caseId"), judgment.get("repeat")), []).append(judgment.get("grade"))
 
     def statistics(self) -> dict:
-        return {
+        out = {
             "requests": self.requests,
             "errors": self.errors,
             "cached": self.cached,
             "tokens": {"input": self.input_tokens, "output": self.output_tokens, "total": self.total_tokens},
             "cost": round(self.cost, DIGITS) if self.cost_known else None,
+        }
+        panel = max((len(grades) for grades in self.grades.values()), default=0)
+        if panel >= 2:
+            out["panel"] = self.panel_agreement(panel)
+        return out
+
+    def panel_agreement(self, panel: int) -> dict:
+        """A panel's agreement (stats/agreement.py) over the samples every one of its judges graded."""
+        rows = [
+            [grades.count(grade) for grade in GRADES]
+            for grades in self.grades.values()
+            if len(grades) == panel and all(grade in GRADES for grade in grades)
+        ]
+        found = agreement(rows)
+        return {
+            "judges": panel,
+            "samples": found.samples,
+            "percentAgreement": rounded(found.percent),
+            "fleissKappa": rounded(found.kappa),
         }
 
 
