@@ -199,3 +199,22 @@ def test_the_judges_key_is_sent_and_written_nowhere(built, cli, server, tmp_path
     for path in (tmp_path / "run").iterdir():
         assert secret.encode() not in path.read_bytes(), path
     assert secret not in run.stdout + run.stderr
+
+
+def test_a_judge_pinned_by_the_spec_answers_unless_judge_overrides_it(built, cli, server, tmp_path):
+    server.judge(judge_rule)
+    release = built("pinned")
+    typo = cli("run", release, "--model", "echo", "--judge-base-url", server.url, "-o", tmp_path / "typo")
+    assert typo.code == 2 and "unknown provider 'opnai'" in typo.stderr and "pinned by eval typo" in typo.stderr
+    assert server.received() == []
+    pinned = cli(
+        "run", release, "--model", "echo", "--eval", "pinned", "--judge-base-url", server.url, "-o", tmp_path / "a"
+    )
+    assert pinned.code == 0, pinned.stderr
+    assert [r.body["model"] for r in judge_requests(server)] == ["pinned-judge"]
+    meta = orjson.loads((tmp_path / "a" / "run.json").read_bytes())
+    assert meta["judge"]["models"] == ["openai-compatible:pinned-judge"] and meta["judge"]["given"] == []
+    overridden = cli("run", release, "--model", "echo", "--judge", JUDGE, "--judge-base-url", server.url,
+                     "-o", tmp_path / "b")  # fmt: skip
+    assert overridden.code == 0, overridden.stderr  # the typo'd pinned judge is not asked for either
+    assert [r.body["model"] for r in judge_requests(server)][1:] == ["grader", "grader"]

@@ -116,7 +116,7 @@ def _run_grade_command(
         loaded = load_release(Path(release))
         judge = judging(loaded, writer) if judging is not None else None
         if judge is None:
-            judges_needed(loaded.cases)  # a judged case is refused (exit 2)
+            judges_needed(loaded.cases, (), loaded.manifest.evals)  # a judged case is refused (exit 2)
         try:
             data = read_file(Path(responses))
         except FileProblem as problem:

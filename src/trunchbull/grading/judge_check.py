@@ -13,11 +13,19 @@ from trunchbull.evaluators.judging import PINNED_JUDGE
 from trunchbull.evaluators.registry import evaluators
 
 
-def judges_needed(cases: Iterable[dict], given: tuple[str, ...] = ()) -> dict[str, list[str]]:
+def judges_needed(
+    cases: Iterable[dict], given: tuple[str, ...] = (), evals: Iterable[dict] | None = None
+) -> dict[str, list[str]]:
     """Judge SPEC → the evals it judges, for the judged cases among `cases`
-    (`given`: the command's --judge SPECs, which judge every one). A
-    UsageError names the evals with a judged case that has no judge."""
+    (`given`: the command's --judge SPECs, which judge every one; `evals`:
+    the release's eval entries, whose `evaluatorKinds` spare looking at the
+    cases of a release with no judged kind). A UsageError names the evals
+    with a judged case that has no judge."""
     known = evaluators()
+    if evals is not None and not any(
+        kind in known and MODEL in known[kind].reads for ev in evals for kind in ev.get("evaluatorKinds") or ()
+    ):
+        return {}
     judged_kinds: dict[str, bool] = {}
     needed: dict[str, list[str]] = {}
     missing: dict[str, str] = {}  # eval ID → kind
@@ -33,9 +41,9 @@ def judges_needed(cases: Iterable[dict], given: tuple[str, ...] = ()) -> dict[st
         if not chosen:
             missing.setdefault(case["evalId"], kind)
         for text in chosen:
-            evals = needed.setdefault(text, [])
-            if case["evalId"] not in evals:
-                evals.append(case["evalId"])
+            judged_evals = needed.setdefault(text, [])
+            if case["evalId"] not in judged_evals:
+                judged_evals.append(case["evalId"])
     if missing:
         shown = [f"{eval_id} ({kind})" for eval_id, kind in missing.items()]
         raise UsageError(

@@ -73,7 +73,9 @@ def _run(args, writer: RunDirWriter | None) -> int:
     per_token = price.per_token() if price is not None else None
     if args.dry_run:
         cases = select_cases(release, options.filters)
-        judges = resolve_judges(judging, cases, options.spec, options.settings.seed, args.prices, previous)
+        judges = resolve_judges(
+            judging, cases, options.spec, options.settings.seed, args.prices, previous, release.manifest.evals
+        )
         samples = plan(
             release,
             cases,
@@ -111,7 +113,9 @@ def _run(args, writer: RunDirWriter | None) -> int:
         pool = None if options.spec.local else spawn_pool(release, options, workdir, None, per_token)
         try:
             cases = select_cases(release, options.filters)
-            judges = resolve_judges(judging, cases, options.spec, options.settings.seed, args.prices, previous)
+            judges = resolve_judges(
+                judging, cases, options.spec, options.settings.seed, args.prices, previous, release.manifest.evals
+            )
             samples = plan(release, cases, options.repeat, identity, options.settings, keyed=not args.no_cache)
             left = reconcile(writer, samples, previous is not None, args.rerun_errors)
             runner = judge_runner(judges, release, options, writer, args, budget) if judges is not None else None

@@ -23,7 +23,7 @@ def grade_judging(args):
     options = judge_options(args, None)
 
     def make(release: LoadedRelease, writer: RunDirWriter | None) -> JudgeRunner | None:
-        setup = resolve_judges(options, release.cases, None, None, None)
+        setup = resolve_judges(options, release.cases, None, None, None, None, release.manifest.evals)
         if setup is None:
             return None
         recorded = read_judgments(writer.path / JUDGMENTS) if writer is not None else {}

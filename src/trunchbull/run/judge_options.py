@@ -153,18 +153,20 @@ def resolve_judges(
     seed: int | None,
     prices_file: Path | None,
     previous: dict | None = None,
+    evals: Iterable[dict] | None = None,
 ) -> JudgeSetup | None:
     """The judges the judged cases among `cases` need, parsed and checked
     (None when no case is judged); `model`: the model under test (None for
     `grade`, which has none); `previous`: the run.json of the run being
-    resumed (its judges' prices hold unless --prices is given)."""
-    needed = judges_needed(cases, options.given)
+    resumed (its judges' prices hold unless --prices is given); `evals`: the
+    release's eval entries (judges_needed)."""
+    needed = judges_needed(cases, options.given, evals)
     if not needed:
         return None
     prices = read_prices_file(prices_file) if prices_file is not None else None
     judges: dict[str, Judge] = {}
-    for text, evals in needed.items():
-        source = "" if options.given else f"the judge pinned by eval {', '.join(evals[:3])}"
+    for text, judged_evals in needed.items():
+        source = "" if options.given else f"the judge pinned by eval {', '.join(judged_evals[:3])}"
         spec = _parsed(text, options, source)
         settings: dict = {"temperature": 0}
         if PROVIDERS[spec.provider].seed:
