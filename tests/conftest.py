@@ -72,33 +72,45 @@ def read_cases(release: Path) -> list[dict]:
     return [orjson.loads(line) for line in (release / "cases.jsonl").read_bytes().splitlines()]
 
 
-
-PANTS_TESTS = REPO / "tests" / "pants"
 PANTS_TEST_IDS = "tests/pants/test_"
+# The modules that run the real ./pants, longest first (minutes each on 2 cores): each one is a
+# unit of work, started before any other test, so the two longest run side by side from the start.
+PANTS_MODULES = (
+    "tests/pants/test_pants_integration.py",
+    "tests/pants/test_pex_cache.py",
+    "tests/pants/test_adoption.py",
+    "tests/pants/test_launcher.py",
+    "tests/pants/test_pants_failures.py",
+)
+
+
+def _pants_rank(nodeid: str) -> int:
+    module = nodeid.split("::", 1)[0]
+    return PANTS_MODULES.index(module) if module in PANTS_MODULES else len(PANTS_MODULES)
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """The tests that run the real ./pants first: under pytest-xdist they are one unit of work
-    (`pytest_xdist_make_scheduler`), the longest, so it starts at once."""
+    """The tests that run the real ./pants first, their longest modules first: under
+    pytest-xdist each module of them is a unit of work (`pytest_xdist_make_scheduler`)."""
     pants = [item for item in items if item.nodeid.startswith(PANTS_TEST_IDS)]
     if pants:
+        pants.sort(key=lambda item: _pants_rank(item.nodeid))  # stable: a module's tests stay in order
         items[:] = pants + [item for item in items if not item.nodeid.startswith(PANTS_TEST_IDS)]
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """./run-tests runs two pytest-xdist workers: every test is a unit of work of its own, except
-    the tests that run the real ./pants, which are one unit run by one worker in order (they
-    share a Pants install, a wheelhouse and module-scoped build roots, and one Pants build at a
-    time is what a machine of two cores takes), while the other worker takes every other test.
-    (pytest-xdist's `loadgroup` would do it, but its group marks set a node ID attribute that
-    pytest 9 no longer reads.)"""
+    """./run-tests runs two pytest-xdist workers. Every test is a unit of work of its own, except
+    those that run the real ./pants: each of their modules is one unit, run by one worker in
+    order (its tests share module-scoped build roots and a pantsd). Their Pants runs are mostly
+    waiting (process start-up, downloads), so the two workers begin with the two longest modules
+    side by side and take every other test as they free up."""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class PantsTestsTogether(LoadScopeScheduling):
+    class PantsModulesTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "pants" if nodeid.startswith(PANTS_TEST_IDS) else nodeid
+            return nodeid.split("::", 1)[0] if nodeid.startswith(PANTS_TEST_IDS) else nodeid
 
-    return PantsTestsTogether(config, log)
+    return PantsModulesTogether(config, log)

@@ -28,3 +28,16 @@ def test_every_command_help_is_printed_as_written():
         result = run_cli(name, "--help")
         assert result.code == 0, (name, result.stderr)
         assert "%%" not in result.stdout and "%(" not in result.stdout, (name, result.stdout)
+
+
+def test_the_help_lists_the_registries_formats():
+    """The data-file formats and export formats the help names are the registries' (none written by hand)."""
+    from trunchbull.compile.cases.sources import sources
+    from trunchbull.report.exports.formats import formats
+
+    text = " ".join(run_cli("--help").stdout.split())
+    assert f"(plain TypeScript/JavaScript, {', '.join(s.name for s in sources().values())})" in text
+    for fmt in formats().values():
+        assert fmt.title in text.split("--format junit", 1)[1].split("trunchbull leaderboard")[0]
+    export_help = " ".join(run_cli("export", "--help").stdout.split())
+    assert f"--format {{{','.join(formats())}}}" in export_help

@@ -1,5 +1,6 @@
 """The `trunchbull` command line (SPEC §6). Parsing, output and exit codes
-only: the work is done by compiler.py, release.py, grading/, run/, report/ and init.py."""
+only: the work is done by compile/ (with `init` in compile/scaffold.py),
+release/, grading/, run/ and report/."""
 
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ from trunchbull import __version__
 from trunchbull.common import exit_codes, lifetime
 from trunchbull.common.diagnostics import UsageError, render_json, report_internal_error
 from trunchbull.compile.building import build_release, compile_root
+from trunchbull.compile.cases.sources import sources
+from trunchbull.report.exports.formats import titles
 from trunchbull.report.arguments import add_leaderboard_parser, add_report_parsers
 from trunchbull.run.arguments import add_judge_arguments, add_run_parser
 
 
 DESCRIPTION = """\
-Compile a repository of LLM evals (plain TypeScript/JavaScript, CSV, JSONL)
+Compile a repository of LLM evals (plain TypeScript/JavaScript, {data_files})
 into an immutable, reproducible release; run models against it and grade them.
 
   trunchbull check  examples/support              validate, write nothing
@@ -31,14 +34,20 @@ into an immutable, reproducible release; run models against it and grade them.
   trunchbull grade  out responses.jsonl           grade recorded responses
   trunchbull report runs/b --vs runs/a -o r.html  terminal summary and an HTML report
   trunchbull compare runs/a runs/b                paired difference (b - a) with 95% CIs
-  trunchbull export runs/a --format junit         JUnit XML, CSV or Parquet
+  trunchbull export runs/a --format junit         {export_formats}
   trunchbull leaderboard runs/*                   many runs ranked, with intervals and costs
 """
 
 
+def description() -> str:
+    """DESCRIPTION with the registries' data-file formats and export formats."""
+    data_files = ", ".join(source.name for source in sources().values())
+    return DESCRIPTION.format(data_files=data_files, export_formats=titles())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="trunchbull", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="trunchbull", description=description(), formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--version", action="version", version=f"trunchbull {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -101,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     add_run_parser(commands)
-    add_report_parsers(commands)
+    add_report_parsers(commands, lambda parser: add_judge_arguments(parser, pairwise=True))
     add_leaderboard_parser(commands)
 
     init = commands.add_parser("init", help="scaffold a benchmark that builds")
@@ -251,6 +260,10 @@ def cmd_report(args) -> int:
 def cmd_compare(args) -> int:
     from trunchbull.report.compare.command import compare_command
 
+    if args.judge:
+        from trunchbull.run.pairwise_judging import PairwiseJudge
+
+        return compare_command(args, lambda: PairwiseJudge(args))
     return compare_command(args)
 
 

@@ -68,7 +68,8 @@ def test_steps_compose_to_the_cli_release(tmp_path):
     # the CLI build installs the dependencies into the cache; the steps import bundles from beside them
     cli_out = tmp_path / "cli-release"
     assert run_cli("build", root, "-o", cli_out).code == 0
-    from trunchbull.compile.deps import find_dependencies, install
+    from trunchbull.compile.deps import find_dependencies
+    from trunchbull.node.dependencies import install
     from trunchbull.node.toolchain import toolchain
 
     deps_dir = install(find_dependencies(root, REPO), toolchain())

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import REPO
 from trunchbull.evaluators.inputs import CASE_TOOLS, INPUTS, MODEL, PREPARATION_INPUTS, SAMPLE_INPUTS, Preparation
 from trunchbull.evaluators.judging import JudgeReply, JudgeRequest
-from trunchbull.evaluators.registry import Kind, csv_kinds, evaluators, kinds, kinds_from, prepare
+from trunchbull.evaluators.registry import Kind, evaluators, kinds, kinds_from, prepare, row_kinds
 from trunchbull.evaluators.specs import validate_spec
 
 DOCS = REPO / "docs" / "evaluators.md"
@@ -29,7 +29,7 @@ def js_literal(value) -> str:
 
 def doc_row(kind) -> str:
     example = js_literal(kind.example)
-    csv = {None: "no", False: "yes", True: "yes (`expected` from each row)"}[kind.csv_expected]
+    csv = {None: "no", "nothing": "yes", "expected": "yes (`expected` from each row)"}[kind.from_rows]
     return f"| `{kind.name}` | `{example}` | {kind.passes_when} | {csv} |"
 
 
@@ -45,7 +45,7 @@ def test_every_kind_is_found_in_its_documented_order():
         "factuality",
     ]
     assert [k.order for k in kinds().values()] == sorted(k.order for k in kinds().values())
-    assert csv_kinds() == ["non_empty", "exact", "contains"]
+    assert row_kinds() == ["non_empty", "exact", "contains"]
 
 
 # a sample input's value for an empty answer

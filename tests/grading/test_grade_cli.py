@@ -141,10 +141,23 @@ def test_missing_responses_are_reported_and_recorded_as_errors(built, tmp_path):
 
 def test_empty_lines_and_extra_fields_are_accepted(built, tmp_path):
     release = built("kinds")
+    plain = cli("grade", release, write_jsonl(tmp_path / "plain.jsonl", GOOD), "-o", tmp_path / "plain-results.jsonl")
+    assert plain.code == 0, plain.stderr
     rows = [dict(r, model="gpt-x", latencyMs=12) for r in GOOD]
     path = tmp_path / "responses.jsonl"
     path.write_bytes(b"\n".join(orjson.dumps(r) for r in rows) + b"\n\n  \n")
-    assert cli("grade", release, path).code == 0
+    run = cli("grade", release, path, "-o", tmp_path / "results.jsonl", "--json")
+    assert run.code == 0, run.stderr
+    # every response graded, as without the blank lines and the extra fields, which change nothing
+    results = read_jsonl(tmp_path / "results.jsonl")
+    expected = read_jsonl(tmp_path / "plain-results.jsonl")
+    assert [r["caseId"] for r in results] == [r["caseId"] for r in expected] and len(results) == len(GOOD)
+    assert [(r["outcome"], r["score"], r["message"]) for r in results] == [
+        (r["outcome"], r["score"], r["message"]) for r in expected
+    ]
+    summary = orjson.loads(run.stdout)
+    assert summary["overall"]["samples"] == len(GOOD) and summary["overall"]["errors"] == 0
+    assert summary["missing"] == 0
 
 
 def test_a_release_that_does_not_verify_is_refused(built, tmp_path):

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from trunchbull.node import protocol
-from trunchbull.node.protocol import Channel, LineBuffer, ProtocolError, read_lines
+from trunchbull.node.protocol import Channel, LineBuffer, ProtocolError, stream_lines
 from trunchbull.node.toolchain import JS_DIR, toolchain
 
 SMALL = Channel("the test process", {b"r": 3, b"c": 1, b"ready": 1, b"done": 0, b"fatal": 1}, 64)
@@ -78,7 +78,7 @@ def _node_printing(script: str) -> subprocess.Popen:
 def test_a_stream_from_a_real_node_process_is_read_within_the_bound():
     proc = _node_printing('process.stdout.write("c\\t1\\n" + "z".repeat(1 << 20))')
     assert proc.stdout is not None
-    lines = read_lines(proc.stdout, SMALL)
+    lines = stream_lines(proc.stdout, SMALL)
     assert next(lines) == b"c\t1"
     with pytest.raises(ProtocolError, match="longer than 64 bytes"):
         next(lines)
@@ -89,7 +89,7 @@ def test_a_stream_from_a_real_node_process_is_read_within_the_bound():
 def test_a_last_unterminated_line_is_still_read():
     proc = _node_printing('process.stdout.write("c\\t1\\ndone")')
     assert proc.stdout is not None
-    assert list(read_lines(proc.stdout, SMALL)) == [b"c\t1", b"done"]
+    assert list(stream_lines(proc.stdout, SMALL)) == [b"c\t1", b"done"]
     proc.wait()
 
 
@@ -102,6 +102,7 @@ SENT = {
     "compile/transform.mjs": (protocol.TRANSFORMER, r'"\\n(response)\\t|"(end)\\t|"(aborted)\\n"'),
     "grade/evaluator_worker.mjs": (protocol.EVALUATOR, r'"(answer)\\t'),
     "run/worker.mjs": (protocol.RUN_WORKER, r"send(?:Soon)?\(`(\w+)\\t"),
+    "run/batch.mjs": (protocol.RUN_BATCH, r"send\(`(\w+)\\t"),  # (its `r`, `b`: below)
 }
 
 

@@ -106,3 +106,11 @@ def browser():
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield launched
         launched.close()
+
+
+@pytest.fixture(scope="session")
+def mmlu(tmp_path_factory, session_cache):
+    """benchmarks/mmlu built, and runs of 114 of its cases over its 57 subjects (tests/report/mmlu_runs.py)."""
+    from tests.report.mmlu_runs import make_mmlu_runs
+
+    return make_mmlu_runs(tmp_path_factory.mktemp("mmlu"), session_cache)

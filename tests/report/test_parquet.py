@@ -1,18 +1,23 @@
 """`trunchbull export --format parquet`: a real run (the agent fixture through
 the openai-compatible provider against the local model server, with a tool
 call, a sample in error and repeats) read back by polars, row by row against
-the run's own records and results."""
+the run's own records and results, and the release's cases (prompt, system
+prompt, expected answer, evaluator spec, data)."""
 
 from __future__ import annotations
 
 import orjson
 import polars as pl
 
+import shutil
+
 from tests.report.conftest import read_jsonl
 from tests.support.chat_server import ChatServer, Reply
 
 
 def test_parquet_round_trip_of_a_run_with_errors_repeats_and_tool_calls(release_of, tb, tmp_path):
+    release = tmp_path / "release"
+    shutil.copytree(release_of("agent"), release)
     with ChatServer() as server:
         server.script(
             "[order-a1]",
@@ -21,7 +26,7 @@ def test_parquet_round_trip_of_a_run_with_errors_repeats_and_tool_calls(release_
         server.script("[order-calls]", [Reply(status=400, error_body={"error": {"message": "bad request"}})])
         run = tb(
             "run",
-            release_of("agent"),
+            release,
             "--model",
             "openai-compatible:test-model",
             "--base-url",
@@ -73,3 +78,20 @@ def test_parquet_round_trip_of_a_run_with_errors_repeats_and_tool_calls(release_
     # a notebook's first question, answered from the file alone
     rates = frame.filter(pl.col("outcome") != "error").group_by("evalId").agg((pl.col("outcome") == "pass").mean())
     assert dict(rates.iter_rows()) == {"orders": 0.5, "plain": 1.0}
+
+    # the release's side of each case: what was asked and what was expected
+    cases = {c["id"]: c for c in read_jsonl(release / "cases.jsonl")}
+    for row in frame.iter_rows(named=True):
+        case = cases[row["caseId"]]
+        assert (row["prompt"], row["systemPrompt"]) == (case["prompt"], case["systemPrompt"])
+        assert orjson.loads(row["evaluate"]) == case["evaluate"]
+        assert (None if row["data"] is None else orjson.loads(row["data"])) == case["data"]  # null: no data
+        spec = case["evaluate"]
+        assert row["expected"] == (spec.get("expected") if isinstance(spec, dict) else None)
+    assert set(frame.filter(pl.col("evalId") == "plain")["expected"].to_list()) == {"echo"}
+    # a release that is gone: the columns are empty, and the export says why
+    shutil.rmtree(release)
+    gone = tb("export", tmp_path / "run", "--format", "parquet", "-o", tmp_path / "gone.parquet")
+    assert gone.code == 0 and "no longer exists" in gone.stderr and "their columns are empty" in gone.stderr
+    empty = pl.read_parquet(tmp_path / "gone.parquet")
+    assert empty["prompt"].is_null().all() and empty["expected"].is_null().all() and empty.height == 8

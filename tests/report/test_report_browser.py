@@ -312,3 +312,51 @@ def test_transcript_panel_walks_the_table_and_leaves_it_usable(page, reports):
     page.click("button[data-tab=overview]")
     assert page.locator("[data-testid=cost]").first.inner_text() == "unknown"
     assert page.problems == []
+
+
+def _open_at(page, path, fragment: str) -> None:
+    page.goto(path.as_uri() + fragment)
+    page.wait_for_selector("body[data-ready]", timeout=15000)
+
+
+def test_a_link_opens_a_tab_a_case_or_a_sample(page, reports):
+    _open_at(page, reports["single"], "#tab=cases")
+    assert page.locator("[data-testid=tab-cases]").is_visible() and not page.locator("[data-testid=panel]").is_visible()
+    assert page.locator("button[data-tab=cases]").get_attribute("class") == "tab-button active"
+
+    _open_at(page, reports["single"], "#case=orders.a1")  # a case: its first sample, in the case table
+    transcript = page.locator("[data-testid=panel] [data-testid=transcript]")
+    assert transcript.get_attribute("data-case") == "orders.a1"
+    assert page.locator(".case-table .body .row.selected").get_attribute("data-case") == "orders.a1"
+    link = page.locator("[data-testid=permalink]").get_attribute("href")
+    assert link == "#case=orders.a1&repeat=0"
+
+    # what is shown is in the address bar, so copying it gives the link
+    page.click("[data-testid=next]")
+    following = transcript.get_attribute("data-case")
+    assert following != "orders.a1" and page.evaluate("location.hash") == f"#case={following}&repeat=0"
+    page.click("[data-testid=close]")
+    assert page.evaluate("location.hash") == "#tab=cases"
+    page.click("button[data-tab=overview]")
+    assert page.evaluate("location.hash") == "#tab=overview"
+
+    # a link followed in an open page
+    page.evaluate("location.hash = '#case=plain.one&repeat=0'")
+    page.wait_for_function(
+        "document.querySelector('[data-testid=panel] [data-testid=transcript]')?.dataset.case === 'plain.one'"
+    )
+    assert page.locator("[data-testid=tab-cases]").is_visible()
+
+    # with --vs, a case opens both runs' transcripts
+    _open_at(page, reports["vs"], "#case=plain.one")
+    transcripts = page.query_selector_all("[data-testid=panel] [data-testid=transcript]")
+    assert [t.get_attribute("data-case") for t in transcripts] == ["plain.one", "plain.one"]
+    assert page.locator("[data-testid=tab-compare]").is_visible()
+    assert page.locator("[data-testid=position]").inner_text() == "1 of 2"  # it walks the changed cases
+
+    # a fragment that names nothing in the report shows the first tab
+    _open_at(page, reports["single"], "#case=no.such.case")
+    assert (
+        page.locator("[data-testid=tab-overview]").is_visible() and not page.locator("[data-testid=panel]").is_visible()
+    )
+    assert page.problems == []

@@ -17,6 +17,7 @@ import orjson
 import pytest
 
 from tests.conftest import REPO, CliResult, run_cli
+from tests.support.batch_server import BatchServer
 from tests.support.chat_server import ChatServer
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -107,6 +108,13 @@ def cli(cache_dir):
 def server():
     with ChatServer() as chat:
         yield chat
+
+
+@pytest.fixture
+def batch_server():
+    """The chat server with the providers' batch APIs (tests/support/batch_server.py)."""
+    with BatchServer() as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

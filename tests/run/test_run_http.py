@@ -1,4 +1,4 @@
-"""The run workers' transport (js/run_http.mjs): a fetch over node:http for
+"""The run workers' transport (js/run/http.mjs): a fetch over node:http for
 the AI SDK providers, run by the pinned Node against a real HTTP server on
 127.0.0.1. (Every run test goes through it too; these cover what the model
 servers of those tests never do: compressed bodies, redirects, aborts,

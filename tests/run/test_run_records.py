@@ -83,12 +83,13 @@ def test_run_directory_format(built, server, cli, tmp_path):
         "error",
         "cost",
         "repaired",
+        "batch",  # null: a live sample (with --batch, the batch of each request)
     }
     assert records[0]["cost"] is None and records[0]["repaired"] is None  # no price for this model: unknown, not 0
     results = read_jsonl(out / "results.jsonl")
     assert [r["caseId"] for r in results] == ["plain.one", "plain.two", "plain.three", "plain.four"]  # release order
     summary = orjson.loads((out / "summary.json").read_bytes())
-    assert summary == {k: v for k, v in run.json.items() if k not in ("runDir", "failUnder", "exitCode")}
+    assert summary == {k: v for k, v in run.json.items() if k not in ("runDir", "failUnder", "sources", "exitCode")}
     plain = summary["evals"]["plain"]
     assert (plain["samples"], plain["passed"], plain["failed"], plain["errors"]) == (4, 3, 1, 0)
     assert plain["passRate"] == 0.75 and plain["tokens"]["total"] > 0 and plain["latencyMs"]["p50"] > 0

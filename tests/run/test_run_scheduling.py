@@ -78,14 +78,16 @@ def test_concurrency_is_a_bound_and_an_idle_worker_is_given_the_waiting_samples(
 
 
 def test_a_sample_waiting_in_a_worker_is_timed_from_when_it_starts(cli, server, tmp_path):
-    # -j 1: one slot, and every sample sent to the worker at once (PREFETCH). Timed from when it
-    # was sent, the k-th sample would take at least the server's time on the k samples before and
-    # including it; timed from when it starts, each takes its own request's time. The oracle is the
-    # server's record of when each request was served, not a timeout racing the clock.
+    # -j 1: one slot, and every sample sent to the worker at once (PREFETCH), the first one slow
+    # and the others quick. Timed from when it was sent, each later sample would take longer than
+    # the first (it was sent with it and recorded after it); timed from when it starts, each takes
+    # its own request's time, shorter than the first's. The oracle is the order of the records'
+    # latencies and the server's record of when each request was served, not a margin on the clock.
     count = 8
     assert count <= 1 + PREFETCH
-    prompts = [f"[steady] case {i}" for i in range(count)]
-    server.script("[steady]", [Reply(content="steady answer", delay=0.5)])
+    prompts = ["[slow] case 0", *(f"[steady] case {i}" for i in range(1, count))]
+    server.script("[slow]", [Reply(content="slow answer", delay=2)])
+    server.script("[steady]", [Reply(content="steady answer")])
     write_benchmark(tmp_path / "bench", prompts)
     assert cli("build", tmp_path / "bench", "-o", tmp_path / "rel").code == 0
     out = tmp_path / "run"
@@ -99,11 +101,9 @@ def test_a_sample_waiting_in_a_worker_is_timed_from_when_it_starts(cli, server, 
     requests = server.received()
     assert len(requests) == count and server.peak_in_flight() == 1
     assert all(a.ended <= b.started for a, b in zip(requests, requests[1:]))  # one after another
-    served_ms = 0.0
-    for position, request in enumerate(requests):
-        took_ms = (request.ended - request.started) * 1000
-        served_ms += took_ms
+    assert "[slow]" in requests[0].body["messages"][-1]["content"]  # the slow one first, the others behind it
+    for request in requests:
         record = records["c%02d" % int(request.body["messages"][-1]["content"].split()[-1])]
-        assert record["latencyMs"] >= took_ms  # the sample's time includes its request's
-        if position:  # ... and not the time it waited behind the requests served before it
-            assert record["latencyMs"] < served_ms
+        assert record["latencyMs"] >= (request.ended - request.started) * 1000  # its request's time included
+    first = records["c00"]["latencyMs"]
+    assert all(records[f"c{i:02d}"]["latencyMs"] < first for i in range(1, count))  # not the time spent waiting

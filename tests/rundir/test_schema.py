@@ -60,3 +60,37 @@ def test_schema_rejects_wrong_shapes():
     assert record_problem({k: v for k, v in good.items() if k != "cached"}) == "a record needs the fields cached"
     assert record_problem({**good, "output": None}) and record_problem({**good, "usage": {"inputTokens": "3"}})
     assert record_problem({**good, "error": {"kind": "x"}}) and record_problem({**good, "latencyMs": float("nan")})
+
+
+def test_batch_mode_records_match_the_schema(built, batch_server, cli, tmp_path):
+    """`run --batch` records (a tool loop across two batches, a tool that throws, a request that
+    fails in every batch) have the schema's fields, with `batch` naming each request's batch."""
+    batch_server.script(
+        "[order-a1]", [Reply(tool_calls=[("lookup_order", {"orderId": "A1"})]), Reply(content="shipped")]
+    )
+    batch_server.script("[fault-explode]", [Reply(tool_calls=[("explode", {})]), Reply(content="it failed")])
+    batch_server.script("[order-b2]", [Reply(status=400)])
+    cases = ["--case", "orders.a1", "--case", "orders.b2", "--case", "faults.explode"]
+    run = cli(
+        "run",
+        built("agent"),
+        "--model",
+        "openai:m",
+        "--base-url",
+        batch_server.url,
+        "--batch",
+        "--batch-poll",
+        "0.02",
+        "--retries",
+        "0",
+        *cases,
+        "-o",
+        tmp_path / "run",
+        env={"OPENAI_API_KEY": "sk-test"},
+    )
+    assert run.code == 1, run.stderr
+    records = read_jsonl(tmp_path / "run" / "responses.jsonl")
+    check(records)
+    kinds = {r["caseId"]: (r["error"] or {}).get("kind") for r in records}
+    assert kinds == {"orders.a1": None, "faults.explode": None, "orders.b2": "provider"}
+    assert all(type(r["batch"]) is list and r["batch"] for r in records)

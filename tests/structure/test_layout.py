@@ -15,18 +15,20 @@ from tests.conftest import REPO
 
 PACKAGE = REPO / "src" / "trunchbull"
 MAX_LINES = 450
-# stage package → the stage packages it may import (the two pipelines run one way)
+# stage package → the stage packages it may import (the two pipelines run one way);
+# the top-level modules (cli.py, __main__.py) may import any of them
 ALLOWED = {
     "common": set(),
     "stats": set(),
     "node": {"common"},
-    "release": {"common", "node", "compile"},  # compile only for the runtime dependencies' installer
+    "release": {"common", "node"},
     "compile": {"common", "node", "release", "evaluators"},
     "evaluators": {"common", "node", "release"},
     "grading": {"common", "node", "release", "evaluators", "rundir", "stats"},
     "rundir": {"common", "release"},
     "run": {"common", "node", "release", "compile", "evaluators", "grading", "rundir", "stats"},
-    "report": {"common", "node", "release", "grading", "rundir", "stats"},
+    # report: compare's pairwise judging renders and reads a judge's request (evaluators/pairwise.py)
+    "report": {"common", "node", "release", "evaluators", "grading", "rundir", "stats"},
 }
 
 
@@ -39,39 +41,59 @@ def modules() -> dict[str, Path]:
     return found
 
 
-def imports(path: Path, known: dict[str, Path], module_level: bool) -> list[tuple[str, list[str]]]:
-    """(imported module, names) for each `from trunchbull… import …` / `import trunchbull…`."""
-    tree = ast.parse(path.read_text())
-    nodes = tree.body if module_level else list(ast.walk(tree))
+def imports(path: Path, known: dict[str, Path], source: str | None = None) -> list[tuple[str, list[str]]]:
+    """(imported module, names) for every `from trunchbull… import …` / `import
+    trunchbull…` of a module, wherever it stands: at the top, in a function,
+    under `if TYPE_CHECKING`. Relative imports are resolved against the module."""
+    tree = ast.parse(path.read_text() if source is None else source)
+    here = path.relative_to(PACKAGE.parent).with_suffix("").parts
     out = []
-    for node in nodes:
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("trunchbull"):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                base = here[: len(here) - node.level]
+                module = ".".join([*base, *([module] if module else [])])
+            if not module.startswith("trunchbull"):
+                continue
             names = [alias.name for alias in node.names]
             for name in names:  # `from trunchbull.common import lifetime` imports a module
-                if f"{node.module}.{name}" in known:
-                    out.append((f"{node.module}.{name}", []))
-            out.append((node.module, [n for n in names if f"{node.module}.{n}" not in known]))
+                if f"{module}.{name}" in known:
+                    out.append((f"{module}.{name}", []))
+            out.append((module, [n for n in names if f"{module}.{n}" not in known]))
         elif isinstance(node, ast.Import):
             out.extend((alias.name, []) for alias in node.names if alias.name.startswith("trunchbull"))
     return out
 
 
-def test_no_import_cycle_between_modules():
+def module_graph() -> dict[str, set[str]]:
+    """Module → the modules it imports (every import). A package's __init__
+    runs with any of its modules, so a module's import of its own enclosing
+    package is no edge of interest."""
     known = modules()
-    graph = {
-        name: {m for m, _ in imports(path, known, module_level=True) if m in known and m != name}
-        for name, path in known.items()
-    }
-    for name in graph:  # a package's __init__ is imported with any of its modules: not an edge of interest
-        graph[name] = {m for m in graph[name] if not name.startswith(m + ".")}
-    cycles = []
+    graph = {}
+    for name, path in known.items():
+        targets = {m for m, _ in imports(path, known) if m in known and m != name}
+        graph[name] = {m for m in targets if not name.startswith(m + ".")}
+    return graph
+
+
+def stage(module: str) -> str:
+    """The stage package of a module (`trunchbull.run.command` → `run`); "" for cli.py and __main__.py."""
+    parts = module.split(".")
+    return parts[1] if len(parts) >= 3 or (len(parts) == 2 and parts[1] in ALLOWED) else ""
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every cycle a depth-first walk meets (one per back edge), as the path that closes it."""
+    found: list[list[str]] = []
     state: dict[str, int] = {}
 
     def visit(node: str, trail: list[str]) -> None:
         state[node] = 1
-        for nxt in sorted(graph[node]):
+        for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                cycles.append(trail[trail.index(nxt) :] + [nxt] if nxt in trail else [node, nxt])
+                found.append(trail[trail.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt, trail + [nxt])
         state[node] = 2
@@ -79,7 +101,49 @@ def test_no_import_cycle_between_modules():
     for name in sorted(graph):
         if name not in state:
             visit(name, [name])
-    assert cycles == []
+    return found
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert cycles({"a": {"b"}, "b": set(), "c": {"a", "b"}}) == []
+
+
+def test_every_import_is_read():
+    """Imports inside functions, under `if TYPE_CHECKING` and relative ones count."""
+    path = PACKAGE / "release" / "example.py"
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from trunchbull.run import samples\n"
+        "def f():\n    from trunchbull.compile.deps import find_dependencies\n"
+        "    from ..grading import grader\n"
+    )
+    found = imports(path, modules(), source)
+    assert ("trunchbull.run.samples", []) in found
+    assert ("trunchbull.compile.deps", ["find_dependencies"]) in found
+    assert ("trunchbull.grading.grader", []) in found
+
+
+def test_no_import_cycle_between_modules():
+    assert cycles(module_graph()) == []
+
+
+def test_every_package_is_a_known_stage():
+    packages = {stage(name) for name in modules()} - {""}
+    assert packages == set(ALLOWED), "add the new package to ALLOWED, after the stages it reads"
+
+
+def test_the_stages_are_layered_one_way():
+    assert cycles(ALLOWED) == []
+
+
+def test_no_import_cycle_between_packages():
+    graph: dict[str, set[str]] = {}
+    for name, targets in module_graph().items():
+        for target in targets:
+            if stage(name) and stage(target) and stage(name) != stage(target):
+                graph.setdefault(stage(name), set()).add(stage(target))
+    assert cycles(graph) == []
 
 
 def test_no_private_name_is_imported_from_another_module():
@@ -87,7 +151,7 @@ def test_no_private_name_is_imported_from_another_module():
     private = [
         f"{name} imports {module}.{n}"
         for name, path in known.items()
-        for module, names in imports(path, known, module_level=False)
+        for module, names in imports(path, known)
         for n in names
         if n.startswith("_") and not n.startswith("__") and module != name
     ]
@@ -102,16 +166,13 @@ def test_no_module_is_too_large(name):
 
 def test_stage_packages_import_only_what_comes_before_them():
     known = modules()
-    wrong = []
-    for name, path in known.items():
-        parts = name.split(".")
-        if len(parts) < 3 or parts[1] not in ALLOWED:
-            continue
-        stage = parts[1]
-        for module, _ in imports(path, known, module_level=False):
-            other = module.split(".")[1] if module.count(".") >= 1 else ""
-            if other in ALLOWED and other != stage and other not in ALLOWED[stage]:
-                wrong.append(f"{name} imports {module}")
+    wrong = [
+        f"{name} imports {module}"
+        for name, path in known.items()
+        if stage(name)
+        for module, _ in imports(path, known)
+        if stage(module) and stage(module) != stage(name) and stage(module) not in ALLOWED[stage(name)]
+    ]
     assert wrong == []
 
 
@@ -131,7 +192,7 @@ def test_only_the_run_directory_writer_writes_a_run_directory():
     for name, path in known.items():
         if name.startswith("trunchbull.rundir"):
             continue
-        imported = imports(path, known, module_level=False)
+        imported = imports(path, known)
         for module, names in imported:
             if module.startswith("trunchbull.rundir.") and module != "trunchbull.rundir.writer":
                 wrong += [f"{name} imports {module}.{n}" for n in names if RUN_DIR_WRITING.search(n)]
@@ -143,3 +204,20 @@ def test_only_the_run_directory_writer_writes_a_run_directory():
             if isinstance(node, ast.keyword) and node.arg == "drop_torn":
                 wrong.append(f"{name} cuts a run's log (drop_torn)")
     assert wrong == []
+
+
+# Names that every module of a kind defines by convention (an evaluator kind's
+# `prepare` and `check`, an entry point's `main` and `build_parser`).
+CONVENTIONAL_NAMES = {"prepare", "check", "main", "build_parser"}
+
+
+def test_each_public_name_means_one_thing():
+    """No two modules define the same public function or class: a name read
+    anywhere says which one it is."""
+    defined: dict[str, list[str]] = {}
+    for name, path in modules().items():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if not node.name.startswith("_") and node.name not in CONVENTIONAL_NAMES:
+                    defined.setdefault(node.name, []).append(name)
+    assert {name: where for name, where in defined.items() if len(where) > 1} == {}

@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import gzip
+import hashlib
 import inspect
 import itertools
 import json
@@ -93,6 +94,11 @@ class Recorded:
     query: str = ""  # the request's query string, as sent
     started: float = 0.0  # time.monotonic() when it arrived
     ended: float | None = None  # ... and when it was answered
+
+
+def tool_call_id(prefix: str, key: str, step: int, index: int) -> str:
+    """A tool call's id: the same for the same conversation, step and call, live or in a batch."""
+    return prefix + hashlib.sha256(f"{key}\0{step}\0{index}".encode()).hexdigest()[:16]
 
 
 def _first_user_text(messages: list[dict]) -> str:
@@ -220,23 +226,23 @@ class ChatServer:
             messages = body.get("messages") or []
             step = sum(1 for m in messages if m.get("role") == "assistant")
             last = _text(next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), ""))
-            chosen = self._choose(_first_user_text(messages), step, body.get("model"))
-            return await self._answer(request, chosen, last, body, self._openai)
+            key = _first_user_text(messages)
+            shape = functools.partial(self._openai, key=key, step=step)
+            return await self._answer(request, self._choose(key, step, body.get("model")), last, body, shape)
         if path.endswith("/messages"):
             messages = body.get("messages") or []
             step = sum(1 for m in messages if m.get("role") == "assistant")
             last = _text(next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), ""))
-            return await self._answer(
-                request, self._choose(_first_user_text(messages), step), last, body, self._anthropic
-            )
+            key = _first_user_text(messages)
+            shape = functools.partial(self._anthropic, key=key, step=step)
+            return await self._answer(request, self._choose(key, step), last, body, shape)
         if ":generateContent" in path:
             contents = body.get("contents") or []
             step = sum(1 for c in contents if c.get("role") == "model")
             users = [c for c in contents if c.get("role") == "user"]
             last = "".join(p.get("text", "") for p in users[-1].get("parts", [])) if users else ""
-            return await self._answer(
-                request, self._choose(self._conversation_key(path, body), step), last, body, self._google
-            )
+            key = self._conversation_key(path, body)
+            return await self._answer(request, self._choose(key, step), last, body, self._google)
         return web.json_response({"error": {"message": f"no such endpoint {path}"}}, status=404)
 
     async def _answer(
@@ -288,12 +294,12 @@ class ChatServer:
             request.transport.close()  # the rest never comes
         return response
 
-    def _openai(self, reply: Reply, body: dict, usage: tuple[int, int]) -> dict:
+    def _openai(self, reply: Reply, body: dict, usage: tuple[int, int], key: str = "", step: int = 0) -> dict:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             message["tool_calls"] = [
                 {
-                    "id": f"call_{next(self._ids)}",
+                    "id": tool_call_id("call_", key, step, index),
                     "type": "function",
                     "function": {
                         "name": name,
@@ -301,7 +307,7 @@ class ChatServer:
                         "arguments": args if isinstance(args, str) or reply.arguments_as_object else json.dumps(args),
                     },
                 }
-                for name, args in reply.tool_calls
+                for index, (name, args) in enumerate(reply.tool_calls)
             ]
         finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
         return {
@@ -313,11 +319,11 @@ class ChatServer:
             "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
         }
 
-    def _anthropic(self, reply: Reply, body: dict, usage: tuple[int, int]) -> dict:
+    def _anthropic(self, reply: Reply, body: dict, usage: tuple[int, int], key: str = "", step: int = 0) -> dict:
         content: list[dict] = [{"type": "text", "text": reply.content}] if reply.content else []
         content += [
-            {"type": "tool_use", "id": f"toolu_{next(self._ids)}", "name": name, "input": args}
-            for name, args in reply.tool_calls
+            {"type": "tool_use", "id": tool_call_id("toolu_", key, step, index), "name": name, "input": args}
+            for index, (name, args) in enumerate(reply.tool_calls)
         ]
         return {
             "id": f"msg_{next(self._ids)}",

@@ -170,7 +170,6 @@ def interrupted() -> int | None:
     return _interrupted[0] if _interrupted else None
 
 
-
 @contextmanager
 def signals_deferred() -> Iterator[None]:
     """A block that a signal must not cut in two (swapping a release into

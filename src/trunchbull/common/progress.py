@@ -49,7 +49,7 @@ class Status(_Line):
         self.clear()
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
     seconds = int(seconds + 0.5)
     if seconds < 60:
         return f"{seconds}s"
@@ -85,7 +85,7 @@ class SampleProgress(_Line):
         elapsed = max(now - self._started, 1e-9)
         rate = (self.done - self._base) / elapsed
         left = self.total - self.done
-        eta = f"ETA {_duration(left / rate)}" if rate > 0 and left else ""
+        eta = f"ETA {duration(left / rate)}" if rate > 0 and left else ""
         errors = f"{self.errors:,} error{'s' * (self.errors != 1)}" if self.errors else "no errors"
         self.show(f"{self.done:,}/{self.total:,} samples · {rate:,.1f}/s · {errors}" + (f" · {eta}" if eta else ""))
 

@@ -117,10 +117,6 @@ def probe(path: Path | str) -> tuple[os.stat_result | None, FileProblem | None]:
     return result, None
 
 
-def is_regular(path: Path | str) -> bool:
-    return probe(path)[1] is None
-
-
 def exists(path: Path | str) -> bool:
     """Whether anything is at `path` (lstat), never raising."""
     try:

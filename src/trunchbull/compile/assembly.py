@@ -15,7 +15,7 @@ from trunchbull.compile.cases.fields import Where
 from trunchbull.compile.compiled_eval import CompiledEval
 from trunchbull.compile.config import BenchmarkConfig, report_file_problem
 from trunchbull.compile.consequences import defined_by_failed, failed, named_by_failed
-from trunchbull.compile.deps import Dependencies
+from trunchbull.node.dependencies import Dependencies
 from trunchbull.compile.discovery import Entrypoints
 from trunchbull.compile.expansion import Expansion
 from trunchbull.compile.freeze import InputProblem, freeze

@@ -29,7 +29,7 @@ from trunchbull.compile.config import CONFIG_KEYS
 from trunchbull.compile.evaluator_types import KeyType, interface_name, kind_keys
 from trunchbull.compile.evals import EVAL_KEYS
 from trunchbull.compile.transformer.spec import TRANSFORMER_KEYS
-from trunchbull.evaluators.registry import csv_kinds, kinds
+from trunchbull.evaluators.registry import kinds, row_kinds
 from trunchbull.release.manifest import PROTOCOL_VERSION
 from trunchbull.release.tool_offers import OFFER_KEYS
 
@@ -138,7 +138,7 @@ def _evaluators() -> str:
     union = "\n".join(f"    | {interface_name(name)}" for name in registry)
     csv = "\n".join(
         f"    | {{ {_typed_keys(kind_keys(registry[name], without=frozenset({'expected'})), '').replace(chr(10), '; ')} }}"
-        for name in csv_kinds()
+        for name in row_kinds()
     )
     return (
         "\n\n".join(blocks)
@@ -257,7 +257,24 @@ declare module "{MODULE}" {{
   }}
 
 {_evaluators()}
-  /** A custom evaluator: the eval's one `evaluate` function (5 s per call, sandboxed, no network). */
+{_custom_evaluator_types()}  /** One case of an eval (inline, a JSONL line, or a transformer's result). */
+  export interface Case<Data = JsonValue> {{
+{typed_fields(CASE_FIELDS, CASE_KEYS, "case")}
+  }}
+
+  /** `cases: {{ transformer, sources }}`. */
+  export interface TransformerCases {{
+{typed_fields(TRANSFORMER_FIELDS, TRANSFORMER_KEYS, "transformer cases")}
+  }}
+
+{_eval_shapes()}
+{_tool_and_transformer_types()}}}
+"""
+
+
+def _custom_evaluator_types() -> str:
+    """A custom evaluator's function, its arguments and its result."""
+    return f"""  /** A custom evaluator: the eval's one `evaluate` function (5 s per call, sandboxed, no network). */
   export type CustomEvaluator<Data = JsonValue> = (args: EvaluatorArgs<Data>) => EvaluatorResult | Promise<EvaluatorResult>
   export type Evaluator<Data = JsonValue> = EvaluatorSpec | CustomEvaluator<Data>
 
@@ -283,18 +300,12 @@ declare module "{MODULE}" {{
     | boolean
     | {{ passed: boolean; score?: number; message?: string | null; details?: JsonValue }}
 
-  /** One case of an eval (inline, a JSONL line, or a transformer's result). */
-  export interface Case<Data = JsonValue> {{
-{typed_fields(CASE_FIELDS, CASE_KEYS, "case")}
-  }}
+"""
 
-  /** `cases: {{ transformer, sources }}`. */
-  export interface TransformerCases {{
-{typed_fields(TRANSFORMER_FIELDS, TRANSFORMER_KEYS, "transformer cases")}
-  }}
 
-{_eval_shapes()}
-  /**
+def _tool_and_transformer_types() -> str:
+    """What a tool module and a transformer module export."""
+    return f"""  /**
    * A tool module's named export: `export const tools = {{ … }} satisfies Tools`, each an
    * AI SDK `tool({{ description, inputSchema, execute }})` (all three are required).
    */
@@ -321,5 +332,4 @@ declare module "{MODULE}" {{
     /** the SHA-256 of its bytes, in hex */
     sha256: string
   }}
-}}
 """

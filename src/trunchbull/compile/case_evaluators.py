@@ -75,10 +75,10 @@ def _row_spec(draft: CaseDraft, eval_spec: dict, problem: Problem) -> dict | Non
     """A data-file row's spec: the eval's kind with the row's `expected`."""
     kind = eval_spec["kind"]
     expected = draft.extra["expected"]
-    takes_expected = kinds()[kind].csv_expected if kind in kinds() else None
-    if takes_expected is None:
+    from_rows = kinds()[kind].from_rows if kind in kinds() else None
+    if from_rows is None:
         return None
-    if not takes_expected:
+    if from_rows == "nothing":
         return {"kind": kind}
     if not expected:
         problem(

@@ -1,50 +1,14 @@
-"""The benchmark's npm dependencies: found from the nearest package.json and
-installed from its lockfile into a content-addressed cache directory."""
+"""The benchmark's npm dependencies found: the nearest package.json and its
+lockfile (installed by `node/dependencies.py`)."""
 
 from __future__ import annotations
 
-import hashlib
-import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
-from trunchbull.common.diagnostics import Diagnostics, UsageError
+from trunchbull.common.diagnostics import Diagnostics
 from trunchbull.common.paths import rel_posix
-from trunchbull.common.userfiles import NOT_REGULAR_CODE, UNREADABLE, UNREADABLE_CODE, exists, probe, read_file
-from trunchbull.node.installer import InstallFailed, install_into, is_installed, with_node_on_path
-from trunchbull.node.toolchain import Toolchain, cache_root
-
-LOCKFILES = {
-    "package-lock.json": ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-    "npm-shrinkwrap.json": ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-    "pnpm-lock.yaml": ["pnpm", "install", "--frozen-lockfile"],
-    "yarn.lock": ["yarn", "install", "--frozen-lockfile"],
-}
-UNLOCKED_INSTALL = ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"]
-
-
-@dataclass(frozen=True)
-class Dependencies:
-    package_json: Path
-    lockfile: Path | None
-
-    @property
-    def locked(self) -> bool:
-        return self.lockfile is not None
-
-    def files(self) -> list[Path]:
-        return [self.package_json, *([self.lockfile] if self.lockfile else [])]
-
-    def contents(self) -> dict[str, bytes]:
-        """Each file's name and bytes (raises FileProblem)."""
-        return {path.name: read_file(path) for path in self.files()}
-
-    def key(self, tc: Toolchain) -> str:
-        digest = hashlib.sha256()
-        for name, data in self.contents().items():
-            digest.update(name.encode() + b"\0" + data + b"\0")
-        digest.update(str(tc.root).encode())
-        return digest.hexdigest()[:24]
+from trunchbull.common.userfiles import NOT_REGULAR_CODE, UNREADABLE, UNREADABLE_CODE, exists, probe
+from trunchbull.node.dependencies import LOCKFILES, Dependencies
 
 
 def find_dependencies(root: Path, repo_root: Path, diags: Diagnostics | None = None) -> Dependencies | None:
@@ -71,21 +35,3 @@ def find_dependencies(root: Path, repo_root: Path, diags: Diagnostics | None = N
         if directory == repo_root:
             break
     return None
-
-
-def install(deps: Dependencies, tc: Toolchain) -> Path:
-    """Install once per (package.json, lockfile, toolchain); return the directory
-    holding node_modules, where bundles are placed so their imports resolve."""
-    target = cache_root() / "deps" / deps.key(tc)
-    if is_installed(target):
-        return target
-    command = LOCKFILES[deps.lockfile.name] if deps.lockfile else UNLOCKED_INSTALL
-    if not shutil.which(command[0]):
-        source = deps.lockfile.name if deps.lockfile else "package.json"
-        raise UsageError(f"{command[0]} is needed to install the benchmark's dependencies from {source}")
-    try:
-        return install_into(target, deps.contents(), command, env=with_node_on_path(tc.node))
-    except InstallFailed as failed:
-        raise UsageError(
-            f"installing dependencies from {deps.package_json} failed ({' '.join(command)}):\n{failed.output}"
-        ) from None

@@ -13,12 +13,12 @@ from trunchbull.common.userfiles import MISSING, UNREADABLE, UNREADABLE_CODE, Fi
 from trunchbull.compile.case_evaluators import case_evaluator
 from trunchbull.compile.cases.fields import CaseDraft, Where, check_case, check_optional_text, check_tool_list
 from trunchbull.compile.cases.inline import read_inline
-from trunchbull.compile.cases.sources import source_for, suffixes
+from trunchbull.compile.cases.sources import DataFileSource, case_object_formats, source_for, suffixes
 from trunchbull.compile.compiled_eval import CompiledEval
 from trunchbull.compile.locate import find_default_export, find_literal, refine
 from trunchbull.compile.modules import ModuleReport
 from trunchbull.compile.transformer.expand import expand_transformer
-from trunchbull.evaluators.registry import csv_kinds, kinds
+from trunchbull.evaluators.registry import kinds, row_kinds
 from trunchbull.evaluators.specs import validate_spec
 from trunchbull.node.sandbox import NodeHelper
 from trunchbull.release.manifest import bundle_name
@@ -187,7 +187,7 @@ class EvalCompiler:
             result.tool_requests.extend(_tool_request(entry, here, i, None) for entry, i in zip(*eval_tools))
         cases = value.get("cases")
         source = source_for(cases) if isinstance(cases, str) else None
-        eval_spec = self._eval_spec(value, here, csv=source is not None and source.expected_from_rows)
+        eval_spec = self._eval_spec(value, here, source if source is not None and source.expected_from_rows else None)
         single = "prompt" in value
 
         def finish(draft: CaseDraft) -> None:  # called as each case is checked, so lines are made while Node streams
@@ -207,7 +207,8 @@ class EvalCompiler:
     def _report(self, where: Where, code: str, message: str, hint: str | None) -> None:
         self.problem(where, code, message, hint)
 
-    def _eval_spec(self, value: dict, here: Where, csv: bool) -> dict | None:
+    def _eval_spec(self, value: dict, here: Where, rows: DataFileSource | None) -> dict | None:
+        """The eval-level spec, checked; `rows`: the data file format whose rows give `expected`, if any."""
         if "evaluate" not in value:
             return None
         if value["evaluate"] is None:
@@ -219,17 +220,18 @@ class EvalCompiler:
                 )
             return None
         spec = value["evaluate"]
-        normalized, problems = validate_spec(spec, expected_from_rows=csv)
+        normalized, problems = validate_spec(spec, expected_from_rows=rows is not None)
         for p in problems:
             self.problem(here.at("evaluate").at(p.path), p.code, p.message, p.hint)
         # a kind that is no kind at all has its one error (evaluator-kind, with the nearest kind)
-        if csv and isinstance(spec, dict) and spec.get("kind") in kinds() and spec.get("kind") not in csv_kinds():
-            allowed = csv_kinds()
+        kind = spec.get("kind") if isinstance(spec, dict) else None
+        if rows is not None and kind in kinds() and kind not in row_kinds():
+            allowed = row_kinds()
             self.problem(
                 here.at("evaluate"),
                 "csv-evaluator",
-                f"a CSV eval's evaluator must be {', '.join(allowed[:-1])} or {allowed[-1]}, found {spec.get('kind')!r}",
-                "use JSONL for case-specific or other evaluator kinds",
+                f"a {rows.name} eval's evaluator must be {', '.join(allowed[:-1])} or {allowed[-1]}, found {kind!r}",
+                f"use {case_object_formats()} for case-specific or other evaluator kinds",
             )
         return normalized if not problems else None
 
@@ -325,7 +327,7 @@ class EvalCompiler:
 
     def _row_evaluator_ok(self, value: dict, where: Where, source: str) -> bool:
         """A data file whose rows give `expected` needs an eval-level declarative evaluator."""
-        allowed = csv_kinds()
+        allowed = row_kinds()
         kinds_text = f"{', '.join(allowed[:-1])} or {allowed[-1]}"
         if "evaluate" not in value:
             self.problem(
@@ -340,7 +342,7 @@ class EvalCompiler:
                 Where(where.file, where.line, where.col, "evaluate"),
                 "csv-evaluator",
                 f"a {source} eval cannot use a custom evaluate function",
-                f"use {kinds_text}, or switch to JSONL",
+                f"use {kinds_text}, or switch to {case_object_formats()}",
             )
             return False
         return True

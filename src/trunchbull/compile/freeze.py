@@ -12,7 +12,7 @@ from trunchbull.common.paths import rel_posix
 from trunchbull.common.userfiles import FileProblem, printable, read_file
 from trunchbull.compile.compiled_eval import CompiledEval
 from trunchbull.compile.config import BenchmarkConfig
-from trunchbull.compile.deps import Dependencies
+from trunchbull.node.dependencies import Dependencies
 from trunchbull.compile.modules import ModuleReport
 from trunchbull.compile.tools import CompiledTool
 from trunchbull.release.canonical import BackgroundSha256, sha256_hex

@@ -15,7 +15,8 @@ from trunchbull.common.paths import rel_posix
 from trunchbull.common.userfiles import NOT_REGULAR_CODE, FileProblem
 from trunchbull.compile.assembly import assemble
 from trunchbull.compile.config import BenchmarkConfig, locate_root, read_config, report_file_problem
-from trunchbull.compile.deps import find_dependencies, install
+from trunchbull.compile.deps import find_dependencies
+from trunchbull.node.dependencies import install
 from trunchbull.compile.compiled_eval import CompiledEval
 from trunchbull.compile.discovery import Entrypoints, find_entrypoints
 from trunchbull.compile.expansion import Expansion, expand_module

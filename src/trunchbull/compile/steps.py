@@ -26,7 +26,8 @@ from trunchbull.compile.cases.fields import Where
 from trunchbull.compile.assembly import assemble
 from trunchbull.compile.building import root_prefix
 from trunchbull.compile.config import BenchmarkConfig, find_repo_root
-from trunchbull.compile.deps import Dependencies, find_dependencies
+from trunchbull.compile.deps import find_dependencies
+from trunchbull.node.dependencies import Dependencies
 from trunchbull.compile.evals import EvalCompiler
 from trunchbull.compile.modules import ModuleReport, bundle_modules, bundle_timeout_diagnostic, inspect_modules
 from trunchbull.compile.discovery import Entrypoints

@@ -3,15 +3,14 @@
 <its bundle>}`. It reads every sample input but the prompt; its prepared
 evaluator returns a `CustomCall` (the input object for the function), which
 the grader defers and runs in the evaluator pool (pool.py) when grading
-finishes. Not a
-declarative kind: authors cannot write this spec (specs.py says so)."""
+finishes. Its `Kind`, `CUSTOM`, is the registry's (registry.py): not a
+declarative kind, authors cannot write this spec (specs.py says so)."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from trunchbull.evaluators.inputs import CUSTOM_INPUTS, Preparation
-from trunchbull.evaluators.registry import Evaluate, Kind
 
 
 class CustomCall(NamedTuple):
@@ -21,7 +20,7 @@ class CustomCall(NamedTuple):
     input: dict
 
 
-def prepare(spec: dict, preparation: Preparation) -> Evaluate:
+def prepare(spec: dict, preparation: Preparation) -> Callable[..., CustomCall]:
     module = spec["module"]
     names = CUSTOM_INPUTS
 
@@ -29,15 +28,3 @@ def prepare(spec: dict, preparation: Preparation) -> Evaluate:
         return CustomCall(module, dict(zip(names, values)))
 
     return evaluate
-
-
-CUSTOM = Kind(
-    name="custom",
-    order=0,
-    keys=frozenset({"kind", "module"}),
-    reads=CUSTOM_INPUTS,
-    prepare=prepare,
-    check=None,
-    example={"kind": "custom", "module": "modules/<sha256>.mjs"},
-    passes_when="the eval's `evaluate` function returns `passed: true`",
-)

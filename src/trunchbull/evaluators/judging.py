@@ -21,10 +21,9 @@ command's `--judge`, else the pinned one)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, NamedTuple, Protocol, Sequence
 
-if TYPE_CHECKING:
-    from trunchbull.evaluators.registry import Result
+from trunchbull.evaluators.result import Result
 
 # The key under which a model-graded kind's spec pins its judge (a model SPEC).
 PINNED_JUDGE = "judge"

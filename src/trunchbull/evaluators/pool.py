@@ -1,6 +1,6 @@
 """The custom-evaluator worker pool (SPEC §4).
 
-A persistent pool of Node processes (one per core) runs js/evaluator_worker.mjs
+A persistent pool of Node processes (one per core) runs js/grade/evaluator_worker.mjs
 in the sandbox of all user code (node/sandbox.py: Node's permission model, no
 network, no other processes). Each process evaluates calls one at a time; the
 pool feeds it chunks of calls and reads one answer per call from a private pipe.
@@ -100,7 +100,7 @@ class EvaluatorPool:
     def __enter__(self) -> "EvaluatorPool":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *_exc) -> None:
         self.close()
 
     def close(self) -> None:

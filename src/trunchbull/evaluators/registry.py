@@ -1,7 +1,7 @@
 """The evaluator kinds (SPEC §4): one module per declarative kind under
 kinds/, each defining `KIND`, the single source of truth for that kind —
 its spec keys and compile-time checks, what it reads, how it grades, whether
-a CSV eval may use it, and its row in docs/evaluators.md
+an eval whose rows give `expected` (CSV) may use it, and its row in docs/evaluators.md
 (tests/evaluators/test_registry.py holds the docs to it). Adding a kind is
 adding one module there.
 
@@ -16,25 +16,24 @@ own without a module in this package (tests/evaluators/kinds/)."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Union
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Literal, Union
 
-from trunchbull.evaluators.inputs import INPUTS, NOTHING, PREPARATION_INPUTS, SAMPLE_INPUTS, Preparation
+from trunchbull.common.registry import find_entries
+from trunchbull.evaluators import custom
+from trunchbull.evaluators.custom import CustomCall
+from trunchbull.evaluators.inputs import CUSTOM_INPUTS, INPUTS, NOTHING, PREPARATION_INPUTS, SAMPLE_INPUTS, Preparation
+from trunchbull.evaluators.judging import JudgeRequest
+from trunchbull.evaluators.result import Result
 
 if TYPE_CHECKING:
-    from trunchbull.evaluators.custom import CustomCall
-    from trunchbull.evaluators.judging import JudgeRequest
     from trunchbull.evaluators.spec_checks import SpecProblem
 
-# (outcome "pass" | "fail" | "error", score, message, details)
-Result = tuple[str, "float | None", str, Any]
 # What a prepared evaluator returns: its result, or work the grader defers to
 # the end (a custom evaluator's call for the pool, a judge's request).
-Outcome = Union[Result, "CustomCall", "JudgeRequest"]
+Outcome = Union[Result, CustomCall, JudgeRequest]
 # A prepared evaluator: the sample inputs its kind reads, in the declared order → Outcome
 Evaluate = Callable[..., Outcome]
 # spec, normalized spec (to complete), problems (to append to), the case's tools (None: not known)
@@ -57,7 +56,9 @@ class Kind:
     check: Check | None  # compile-time checks beyond the allowed keys
     example: dict  # a valid spec (docs, tests)
     passes_when: str  # the docs table's "passes when" cell
-    csv_expected: bool | None = None  # a CSV eval may use it: True takes `expected` from each row, False none
+    # In an eval whose data file's rows give `expected` (CSV): "expected", it takes each row's
+    # `expected`; "nothing", it reads none; None, it cannot grade such an eval.
+    from_rows: Literal["expected", "nothing"] | None = None
     # the tool inputs a spec names, checked at compile time against each tool's input schema
     tool_inputs: ToolInputs | None = None
     # the release files a compiled spec names (a frozen judge template), for the freeze to write
@@ -90,14 +91,7 @@ def kinds() -> dict[str, Kind]:
 
 @cache
 def _kinds_of(packages: tuple[str, ...]) -> dict[str, Kind]:
-    found: list[Kind] = []
-    for name in packages:
-        package = importlib.import_module(name)
-        found += [
-            importlib.import_module(f"{name}.{module.name}").KIND
-            for module in pkgutil.iter_modules(package.__path__)
-            if not module.name.startswith("_")
-        ]
+    found = [kind for package in packages for kind in find_entries(package, "KIND", Kind)]
     by_name: dict[str, Kind] = {}
     for kind in sorted(found, key=lambda k: k.order):
         if kind.name in by_name or kind.name == "custom":
@@ -117,15 +111,28 @@ def kinds_from(package: str) -> Iterator[None]:
         _packages.remove(package)
 
 
+# A custom evaluator: not a declarative kind (authors cannot write this spec;
+# specs.py says so), graded through the evaluator pool (custom.py).
+CUSTOM = Kind(
+    name="custom",
+    order=0,
+    keys=frozenset({"kind", "module"}),
+    reads=CUSTOM_INPUTS,
+    prepare=custom.prepare,
+    check=None,
+    example={"kind": "custom", "module": "modules/<sha256>.mjs"},
+    passes_when="the eval's `evaluate` function returns `passed: true`",
+)
+
+
 def evaluators() -> dict[str, Kind]:
     """What the grader resolves a spec's `kind` with: the declarative kinds and `custom`."""
-    from trunchbull.evaluators.custom import CUSTOM
-
     return {**kinds(), CUSTOM.name: CUSTOM}
 
 
-def csv_kinds() -> list[str]:
-    return [name for name, kind in kinds().items() if kind.csv_expected is not None]
+def row_kinds() -> list[str]:
+    """The kinds that may grade an eval whose data file's rows give `expected` (CSV)."""
+    return [name for name, kind in kinds().items() if kind.from_rows is not None]
 
 
 def prepare(spec: dict, preparation: Preparation = NOTHING) -> Evaluate:

@@ -22,7 +22,7 @@ import re
 
 from trunchbull.evaluators.judging import JudgeReply
 from trunchbull.evaluators.messages import preview
-from trunchbull.evaluators.registry import Result
+from trunchbull.evaluators.result import Result
 
 # Inspect AI 0.3.285: _GRADE_SPACING, and the tail of _PERMISSIVE_GRADE_PATTERN after its `(?is).*`.
 _SPACING = r"[\s\u200b\u200c\u200d\u200e\u200f\u2060\u2063\ufeff]*"

@@ -21,8 +21,8 @@ from trunchbull.common import exit_codes
 from trunchbull.common.diagnostics import Diagnostic, UsageError, render_text
 from trunchbull.common.gc_pause import gc_paused
 from trunchbull.common.userfiles import FileProblem, read_file
-from trunchbull.grading.grader import ToGrade, grade
 from trunchbull.evaluators.judging import RecordingJudge
+from trunchbull.grading.grader import Graded, ToGrade, grade
 from trunchbull.grading.judge_check import judges_needed
 from trunchbull.grading.recorded_run import previous_grade, recorded_model, start_recorded_run
 from trunchbull.grading.responses import parse_responses
@@ -110,47 +110,15 @@ def _run_grade_command(
     """`writer`: the run directory's, for --run-dir."""
     display = str(responses)
     run_dir = writer.path if writer is not None else None
-    started_at = now()
     try:
         check_fail_under(fail_under)
-        loaded = load_release(Path(release))
-        judge = judging(loaded, writer) if judging is not None else None
-        if judge is None:
-            judges_needed(loaded.cases, (), loaded.manifest.evals)  # a judged case is refused (exit 2)
-        try:
-            data = read_file(Path(responses))
-        except FileProblem as problem:
-            raise UsageError(f"the responses file {display} {problem}") from None
-        case_ids = {case["id"] for case in loaded.cases}
-        parsed, problems = parse_responses(data, display, case_ids)
-        if problems:
-            print_diagnostics(problems)
-            print(
-                f"trunchbull: error: {display} cannot be graded: {len(problems)} problem(s); nothing was written",
-                file=sys.stderr,
-            )
-            return exit_codes.USAGE
-        get = parsed.get
-        # in a run directory every result has its repeat (0): one sample per case
-        repeat = 0 if run_dir is not None else None
-        new = tuple.__new__  # a NamedTuple's own constructor is ~2 µs
-        samples = [new(ToGrade, (case, get(case["id"]), repeat, None)) for case in loaded.cases]
-        meta = None
-        if writer is not None:
-            previous = previous_grade(writer.path, loaded, parsed)
-            meta = start_recorded_run(
-                writer,
-                loaded,
-                Path(responses),
-                parsed,
-                len(samples),
-                started_at,
-                previous,
-                judge.run_json() if judge is not None else None,
-            )
+        prepared = _prepared(Path(release), Path(responses), writer, judging)
     except UsageError as err:
         print(f"trunchbull: error: {err}", file=sys.stderr)
         return exit_codes.USAGE
+    if prepared is None:
+        return exit_codes.USAGE
+    loaded, samples, judge, meta = prepared
     try:
         graded = grade(loaded, samples, f"no response for this case in {display}", judge)
     except KeyboardInterrupt:
@@ -169,9 +137,69 @@ def _run_grade_command(
     if judge is not None:
         summary["judges"] = judge.summary()
     if writer is not None:
-        assert meta is not None  # started above
+        assert meta is not None  # started by _prepared
         summary["model"] = recorded_model(Path(responses))
         writer.finish(meta, graded.results, summary)
+    code, met = _verdict(graded, summary, fail_under, display)
+    if json_summary:
+        summary_out = {
+            **summary,
+            "missing": len(graded.missing),
+            "results": str(output) if output is not None else None,
+            "runDir": str(run_dir) if run_dir is not None else None,
+            "failUnder": None if fail_under is None else {"rate": fail_under, "met": met},
+            "exitCode": code,
+        }
+        sys.stdout.write(orjson.dumps(summary_out, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        print(render_summary(summary))
+        if output is not None:
+            print(f"results: {output}")
+        if run_dir is not None:
+            print(f"run: {run_dir}")
+    return code
+
+
+def _prepared(
+    release: Path, responses: Path, writer: RunDirWriter | None, judging: JudgeFactory | None
+) -> tuple[LoadedRelease, list[ToGrade], RecordingJudge | None, dict | None] | None:
+    """(the release, the samples to grade, the judge, the run directory's
+    run.json as started, for --run-dir); None when the responses file has
+    problems (printed). Raises UsageError (nothing written)."""
+    display = str(responses)
+    started_at = now()
+    loaded = load_release(release)
+    judge = judging(loaded, writer) if judging is not None else None
+    if judge is None:
+        judges_needed(loaded.cases, (), loaded.manifest.evals)  # a judged case is refused (exit 2)
+    try:
+        data = read_file(responses)
+    except FileProblem as problem:
+        raise UsageError(f"the responses file {display} {problem}") from None
+    case_ids = {case["id"] for case in loaded.cases}
+    parsed, problems = parse_responses(data, display, case_ids)
+    if problems:
+        print_diagnostics(problems)
+        print(
+            f"trunchbull: error: {display} cannot be graded: {len(problems)} problem(s); nothing was written",
+            file=sys.stderr,
+        )
+        return None
+    get = parsed.get
+    # in a run directory every result has its repeat (0): one sample per case
+    repeat = 0 if writer is not None else None
+    new = tuple.__new__  # a NamedTuple's own constructor is ~2 µs
+    samples = [new(ToGrade, (case, get(case["id"]), repeat, None)) for case in loaded.cases]
+    meta = None
+    if writer is not None:
+        previous = previous_grade(writer.path, loaded, parsed)
+        run_json = judge.run_json() if judge is not None else None
+        meta = start_recorded_run(writer, loaded, responses, parsed, len(samples), started_at, previous, run_json)
+    return loaded, samples, judge, meta
+
+
+def _verdict(graded: Graded, summary: dict, fail_under: float | None, display: str) -> tuple[int, bool | None]:
+    """(exit code, whether --fail-under was met), with what they come from said on stderr."""
     code = exit_codes.OK
     met = None
     if graded.missing:
@@ -201,20 +229,4 @@ def _run_grade_command(
             f"warning: {overall['errors']} case(s) ended in error (infrastructure failures, see their messages)",
             file=sys.stderr,
         )
-    if json_summary:
-        summary_out = {
-            **summary,
-            "missing": len(graded.missing),
-            "results": str(output) if output is not None else None,
-            "runDir": str(run_dir) if run_dir is not None else None,
-            "failUnder": None if fail_under is None else {"rate": fail_under, "met": met},
-            "exitCode": code,
-        }
-        sys.stdout.write(orjson.dumps(summary_out, option=orjson.OPT_INDENT_2).decode() + "\n")
-    else:
-        print(render_summary(summary))
-        if output is not None:
-            print(f"results: {output}")
-        if run_dir is not None:
-            print(f"run: {run_dir}")
-    return code
+    return code, met

@@ -9,7 +9,7 @@ from typing import Any
 
 from trunchbull.evaluators.custom import CustomCall
 from trunchbull.evaluators.judging import Judge, JudgeAsk, JudgeRequest, judged_result
-from trunchbull.evaluators.registry import Result
+from trunchbull.evaluators.result import Result
 from trunchbull.release.loaded import LoadedRelease, runtime_layout
 
 

@@ -11,8 +11,6 @@ from trunchbull.common.diagnostics import Diagnostic
 from trunchbull.common.ids import json_type
 from trunchbull.common.jsonl import read_lines
 
-RESPONSE_KEYS = ("caseId", "output", "toolCalls", "finishReason", "usage")
-
 
 class Response(NamedTuple):
     line: int
@@ -99,49 +97,12 @@ def _diagnose(
             )
         )
         return
-    bad = False
+    field_problems = _field_problems(obj, case_id, number, display)
+    problems += field_problems
+    bad = bool(field_problems)
     output = obj.get("output")
-    if type(output) is not str:
-        problems.append(
-            Diagnostic(
-                "response-invalid",
-                f"response for {case_id!r}: output must be a string, "
-                + ("but it is missing" if "output" not in obj else f"found {json_type(output)}"),
-                display,
-                number,
-                hint="a response with only tool calls has output \"\"",
-            )
-        )
-        bad = True
-    for name, kind, expected in _OPTIONAL_FIELDS:
-        value = obj.get(name)
-        if value is not None and type(value) is not kind:
-            problems.append(
-                Diagnostic(
-                    "response-invalid",
-                    f"response for {case_id!r}: {name} must be {expected}, found {json_type(value)}",
-                    display,
-                    number,
-                )
-            )
-            bad = True
     if case_id not in case_ids:
-        hint = None
-        if suggested[0] < 5:
-            from trunchbull.common.ids import suggest
-
-            suggested[0] += 1
-            near = suggest(case_id, list(case_ids))
-            hint = f"did you mean {near!r}?" if near else None
-        problems.append(
-            Diagnostic(
-                "response-unknown-case",
-                f"unknown caseId {case_id!r}: the release has no such case",
-                display,
-                number,
-                hint=hint or "check that the responses belong to this release",
-            )
-        )
+        problems.append(_unknown_case(case_id, case_ids, number, display, suggested))
         return
     previous = responses.get(case_id)
     if previous is not None:
@@ -162,4 +123,52 @@ def _diagnose(
         tool_calls if not bad else [],
         obj.get("finishReason"),
         obj.get("usage"),
+    )
+
+
+def _field_problems(obj: dict, case_id: str, number: int, display: str) -> list[Diagnostic]:
+    """A response's output and optional fields of the wrong type."""
+    problems = []
+    output = obj.get("output")
+    if type(output) is not str:
+        problems.append(
+            Diagnostic(
+                "response-invalid",
+                f"response for {case_id!r}: output must be a string, "
+                + ("but it is missing" if "output" not in obj else f"found {json_type(output)}"),
+                display,
+                number,
+                hint="a response with only tool calls has output \"\"",
+            )
+        )
+    for name, kind, expected in _OPTIONAL_FIELDS:
+        value = obj.get(name)
+        if value is not None and type(value) is not kind:
+            problems.append(
+                Diagnostic(
+                    "response-invalid",
+                    f"response for {case_id!r}: {name} must be {expected}, found {json_type(value)}",
+                    display,
+                    number,
+                )
+            )
+    return problems
+
+
+def _unknown_case(case_id: str, case_ids, number: int, display: str, suggested: list[int]) -> Diagnostic:
+    """The diagnostic of a caseId the release does not have (a "did you mean"
+    for the first few: `suggested` counts them)."""
+    hint = None
+    if suggested[0] < 5:
+        from trunchbull.common.ids import suggest
+
+        suggested[0] += 1
+        near = suggest(case_id, list(case_ids))
+        hint = f"did you mean {near!r}?" if near else None
+    return Diagnostic(
+        "response-unknown-case",
+        f"unknown caseId {case_id!r}: the release has no such case",
+        display,
+        number,
+        hint=hint or "check that the responses belong to this release",
     )

@@ -11,7 +11,8 @@ from typing import Sequence
 
 from trunchbull.release.manifest import Manifest
 from trunchbull.stats.quantiles import CONFIDENCE, Z95
-from trunchbull.stats.run_stats import DIGITS, grouped, judge_tallies, tally_cases
+from trunchbull.stats.judge_stats import judge_tallies
+from trunchbull.stats.run_stats import DIGITS, grouped, tally_cases
 
 METHOD = {
     "unit": "case (a case's mean over its graded repeats is one observation)",

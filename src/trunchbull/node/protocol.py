@@ -107,7 +107,7 @@ class LineBuffer:
         self._partial = b""
 
 
-def read_lines(stream: IO[bytes], channel: Channel) -> Iterator[bytes]:
+def stream_lines(stream: IO[bytes], channel: Channel) -> Iterator[bytes]:
     """The lines of a blocking stream (a process's stdout), each at most the
     channel's bound, without their newlines; ProtocolError on a longer one."""
     limit = channel.max_line + 1
@@ -141,10 +141,33 @@ INSPECTION = Channel("the module inspection", {b"module": 1, b"polluted": 0}, _R
 # plain data: a one-line `response` follows).
 TRANSFORMER = Channel("the transformer run", {b"response": 1, b"end": 1, b"aborted": 0}, 8 * MAX_LINE_BYTES)
 EVALUATOR = Channel("the evaluator worker", {b"answer": 1}, _REPLY)  # grade/evaluator_worker.mjs
-# run/worker.mjs (its header describes each tag): r k kind record, s/e k n (a tool call started,
-# ended), c k (a provider request), u k (a sample given back), ready info, w warning, fatal.
+# run/worker.mjs (its header describes each tag): r k kind record, b k step (a batch sample's step,
+# its loop going on in the next batch), s/e k n (a tool call started, ended), c k (a provider
+# request), u k (a sample given back), ready info, w warning, fatal.
 RUN_WORKER = Channel(
     "the run worker",
-    {b"r": 3, b"s": 2, b"e": 2, b"c": 1, b"u": 1, b"ready": 1, b"w": 1, FATAL: 1},
-    MAX_LINE_BYTES + 64,
+    {b"r": 3, b"b": 2, b"s": 2, b"e": 2, b"c": 1, b"u": 1, b"ready": 1, b"w": 1, FATAL: 1},
+    _REPLY + 64,
+)
+# run/batch.mjs, the batch caller (its header describes each tag): one answer per command
+# (started, refused, status, listed, cancelled, failed; results and steps: i item, r k kind record,
+# b k step … end), ready, w, fatal.
+RUN_BATCH = Channel(
+    "the batch caller",
+    {
+        b"r": 3,
+        b"b": 2,
+        b"ready": 1,
+        b"started": 1,
+        b"refused": 1,
+        b"status": 1,
+        b"i": 1,
+        b"end": 1,
+        b"listed": 1,
+        b"cancelled": 1,
+        b"failed": 1,
+        b"w": 1,
+        FATAL: 1,
+    },
+    _REPLY + 64,
 )

@@ -42,7 +42,7 @@ def _tool_ok(tool: object) -> bool:
 
 
 def inspection_ok(reply: object, kind: str) -> TypeGuard[dict]:
-    """One module's inspection (js/inspect.mjs)."""
+    """One module's inspection (js/compile/inspect.mjs)."""
     if type(reply) is not dict or type(reply.get("ok")) is not bool:
         return False
     if not reply["ok"]:
@@ -56,7 +56,7 @@ def inspection_ok(reply: object, kind: str) -> TypeGuard[dict]:
 
 
 def transform_response_ok(reply: object) -> TypeGuard[dict]:
-    """A transformer run's first line (js/transform.mjs): streamed header,
+    """A transformer run's first line (js/compile/transform.mjs): streamed header,
     failure, or one-line result."""
     if type(reply) is not dict or type(reply.get("ok")) is not bool:
         return False
@@ -91,7 +91,7 @@ def trailer_ok(reply: object) -> TypeGuard[dict]:
 
 
 def evaluator_answer_ok(reply: object) -> TypeGuard[dict]:
-    """One custom-evaluator answer (js/evaluator_worker.mjs)."""
+    """One custom-evaluator answer (js/grade/evaluator_worker.mjs)."""
     if type(reply) is not dict or not _is_int(reply.get("i")) or reply.get("outcome") not in ("pass", "fail", "error"):
         return False
     score, message, ms = reply.get("score"), reply.get("message"), reply.get("ms")

@@ -18,7 +18,7 @@ import orjson
 from trunchbull.common import lifetime
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.node.bounded_output import CappedOutput, OutputPipe, read_capped
-from trunchbull.node.protocol import HELPER, Channel, ProtocolError, read_lines
+from trunchbull.node.protocol import HELPER, Channel, ProtocolError, stream_lines
 from trunchbull.node.toolchain import JS_DIR, Toolchain, start_helper
 
 fcntl: ModuleType | None
@@ -35,7 +35,7 @@ class HelperTimeout(Exception):
 
 
 class NodeHelper:
-    """The trusted helper (js/helper.mjs): config reading and esbuild bundling.
+    """The trusted helper (js/compile/helper.mjs): config reading and esbuild bundling.
     One long-lived process per compile, answering one JSON line per request."""
 
     def __init__(self, tc: Toolchain, started: subprocess.Popen | None = None):
@@ -93,7 +93,7 @@ class NodeHelper:
     def __enter__(self) -> "NodeHelper":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *_exc) -> None:
         self.close()
 
 
@@ -279,11 +279,10 @@ def stream_sandboxed(
         )
     finally:
         err_pipe.close_writer()
-    out_pipe = proc.stdout
-    assert out_pipe is not None  # piped
+    assert proc.stdout is not None  # piped
     if fcntl is not None:
         try:
-            fcntl.fcntl(out_pipe.fileno(), _F_SETPIPE_SZ, STREAM_BUFFER)
+            fcntl.fcntl(proc.stdout.fileno(), _F_SETPIPE_SZ, STREAM_BUFFER)
         except OSError:
             pass
     timed_out = threading.Event()
@@ -296,31 +295,11 @@ def stream_sandboxed(
     running.start_deadline()
     if on_spawn:
         on_spawn(running)
-    complete = overlong = False
+    complete = False
     try:
-        try:
-            for line in read_lines(out_pipe, channel):
-                if line and not line.isspace() and on_line(line):
-                    complete = True
-                    break
-        except ProtocolError:
-            overlong = True
-            lifetime.stop(proc)
-        if not complete:
-            proc.wait()
+        complete, overlong = _hand_lines(proc, channel, on_line)
     finally:
-        running.stop_deadline()
-        if proc.stdin:
-            try:
-                proc.stdin.close()
-            except OSError:  # the process is gone
-                pass
-        if proc.poll() is None:
-            lifetime.stop(proc)
-            if complete:
-                lifetime.reap_in_background(proc)
-            else:
-                proc.wait()
+        _end_streaming(proc, running, complete)
     if complete:
         return SandboxResult(None, b"", CappedOutput(), False, complete=True)
     stderr = err_pipe.wait()
@@ -329,3 +308,38 @@ def stream_sandboxed(
     return SandboxResult(
         None if timed_out.is_set() else proc.returncode, b"", stderr, timed_out.is_set(), overlong=overlong
     )
+
+
+def _hand_lines(proc: subprocess.Popen, channel: Channel, on_line) -> tuple[bool, bool]:
+    """(complete, overlong): each non-blank stdout line handed to `on_line`
+    until it says the response is complete, or the process ends (waited
+    for), or sends a line longer than the channel's bound (then stopped)."""
+    assert proc.stdout is not None  # piped
+    try:
+        for line in stream_lines(proc.stdout, channel):
+            if line and not line.isspace() and on_line(line):
+                return True, False
+    except ProtocolError:
+        lifetime.stop(proc)
+        proc.wait()
+        return False, True
+    proc.wait()
+    return False, False
+
+
+def _end_streaming(proc: subprocess.Popen, running: Running, complete: bool) -> None:
+    """The deadline cancelled, stdin closed, and a process still running
+    stopped: reaped in the background once its response is complete, else
+    waited for."""
+    running.stop_deadline()
+    if proc.stdin:
+        try:
+            proc.stdin.close()
+        except OSError:  # the process is gone
+            pass
+    if proc.poll() is None:
+        lifetime.stop(proc)
+        if complete:
+            lifetime.reap_in_background(proc)
+        else:
+            proc.wait()

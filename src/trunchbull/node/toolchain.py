@@ -123,7 +123,7 @@ def toolchain() -> Toolchain:
 
 
 def start_helper(tc: Toolchain) -> subprocess.Popen:
-    """The trusted Node helper (js/helper.mjs), starting up; see node.NodeHelper."""
+    """The trusted Node helper (js/compile/helper.mjs), starting up; see node.NodeHelper."""
     # V8's code cache for esbuild's and Babel's JavaScript: ~20 ms less
     # start-up (trusted code only; sandboxed processes may not write it).
     # Graceful: once its input ends it stops esbuild's service and waits for

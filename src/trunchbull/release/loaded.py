@@ -105,7 +105,7 @@ def runtime_layout(release: LoadedRelease, workdir: Path) -> RuntimeLayout:
             (workdir / name).write_bytes(data)
     read = [workdir.resolve()]
     if deps:
-        from trunchbull.compile.deps import Dependencies, install
+        from trunchbull.node.dependencies import Dependencies, install
         from trunchbull.node.toolchain import toolchain
 
         pkg_dir = workdir / "package"

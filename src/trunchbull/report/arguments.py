@@ -4,8 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+BY_HELP = (
+    "a row per value of FIELD, each with its 95%% CI, and the macro average beside the micro one: eval, "
+    "or a field of the cases' data (data.subject), read from the release"
+)
+RELEASE_HELP = "a release of the runs, when it is no longer where run.json says (matched by digest; repeatable)"
 
-def add_report_parsers(commands) -> None:
+
+def _add_by(parser, release: bool = True) -> None:
+    parser.add_argument("--by", metavar="FIELD", help=BY_HELP)
+    if release:
+        parser.add_argument("--release", type=Path, metavar="PATH", action="append", default=[], help=RELEASE_HELP)
+
+
+def add_report_parsers(commands, judge_arguments=None) -> None:
+    """`judge_arguments(parser)`: adds `compare`'s pairwise judging flags (run/arguments.py's)."""
     from trunchbull.report.exports.formats import formats, help_texts
 
     export_help, export_description = help_texts()
@@ -33,6 +46,15 @@ def add_report_parsers(commands) -> None:
         "--allow-release-change", action="store_true", help="with --vs: runs of different releases, paired by case ID"
     )
     report.add_argument("--title", help="the report's title (default: the release title and model)")
+    _add_by(report, release=False)
+    shown = report.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print the summary (and breakdown, comparison) as JSON")
+    shown.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the summary (and with --vs the comparison, verdict first) as Markdown, for a pull-request "
+        "comment or a CI job summary",
+    )
 
     compare = commands.add_parser(
         "compare",
@@ -44,7 +66,15 @@ def add_report_parsers(commands) -> None:
     )
     compare.add_argument("run_a", type=Path, metavar="BASE", help="the baseline run directory (A)")
     compare.add_argument("run_b", type=Path, metavar="RUN", help="the run directory judged against it (B)")
-    compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    shown = compare.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    shown.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the comparison as Markdown (verdict first, regressions listed), for a pull-request comment "
+        "or a CI job summary",
+    )
+    _add_by(compare)
     compare.add_argument(
         "--fail-on-regression",
         action="store_true",
@@ -55,6 +85,8 @@ def add_report_parsers(commands) -> None:
         action="store_true",
         help="compare runs of different releases by case ID (lists added and removed cases)",
     )
+    if judge_arguments is not None:
+        judge_arguments(compare)
 
     export = commands.add_parser(
         "export",
@@ -70,6 +102,17 @@ def add_report_parsers(commands) -> None:
         help=" or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names),
     )
     export.add_argument("-o", "--out", type=Path, metavar="FILE", help="the file to write (default: standard output)")
+    export.add_argument(
+        "--by",
+        metavar="FIELD",
+        help="add a column (a property in JUnit) named FIELD with each sample's value: eval, or data.NAME",
+    )
+    export.add_argument(
+        "--release",
+        type=Path,
+        metavar="PATH",
+        help="RUN_DIR's release, when it is no longer where run.json says (for prompts, expected answers, data)",
+    )
 
 
 def add_leaderboard_parser(commands) -> None:
@@ -77,11 +120,13 @@ def add_leaderboard_parser(commands) -> None:
         "leaderboard",
         help="many runs of one release as one ranked model x eval table",
         description="Rank RUN_DIRs (runs of one release, or the cases they share) by mean score, with 95% "
-        "intervals per eval and overall; mark each model as indistinguishable from the best or significantly "
-        "below it (paired over cases, Holm-corrected); tokens and cost per model.",
+        "intervals per eval (or per value of --by FIELD) and overall; mark each model as indistinguishable "
+        "from the best or significantly below it (paired over cases, Holm-corrected, with intervals at the "
+        "corrected level); tokens and cost per model, in total and per sample.",
     )
     board.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR", help="two or more run directories")
     board.add_argument("-o", "--out", type=Path, metavar="FILE", help="also write a self-contained HTML page")
     board.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
     board.add_argument("--csv", type=Path, metavar="FILE", help="also write one CSV row per model and eval")
     board.add_argument("--title", help="the HTML page's title")
+    _add_by(board)

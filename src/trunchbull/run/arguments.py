@@ -72,12 +72,28 @@ def add_run_parser(commands) -> None:
         "--rerun-errors", action="store_true", help="with --resume: also re-run samples that ended in error"
     )
     records.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    batch = run.add_argument_group("batch mode (openai, anthropic, google)")
+    batch.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the model calls through the provider's batch API (about half the price; results within "
+        "24 hours); tool loops take one batch per step; kill-safe: --resume re-attaches to the live batches",
+    )
+    batch.add_argument(
+        "--batch-poll", type=float, metavar="SECONDS", help="seconds between looks at the live batches (default 30)"
+    )
+    batch.add_argument(
+        "--cancel-batches",
+        action="store_true",
+        help="with --resume: cancel the run's live batches, record what they finished, and stop",
+    )
     costs = run.add_argument_group("costs and budgets")
     costs.add_argument(
         "--prices",
         type=Path,
         metavar="FILE",
-        help="TOML or JSON: model SPEC -> input, output, cachedInput USD per million tokens (overrides the defaults)",
+        help="TOML or JSON: model SPEC -> input, output, cachedInput (and batchInput, batchOutput, batchCachedInput) "
+        "USD per million tokens (overrides the defaults)",
     )
     costs.add_argument(
         "--max-cost", type=float, metavar="USD", help="start no sample that could take the run past USD (exit 3)"
@@ -99,16 +115,26 @@ def add_run_parser(commands) -> None:
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 
-def add_judge_arguments(parser) -> None:
-    """The judge of model-graded kinds (`run` and `grade`)."""
-    judge = parser.add_argument_group("judge of model-graded evaluators (rubric, factuality)")
-    judge.add_argument(
-        "--judge",
-        action="append",
-        metavar="SPEC",
-        help="the judge model (a model SPEC, as --model); given several times, a panel (the majority's "
-        "verdict, the mean score); default: the one each spec pins",
-    )
+def add_judge_arguments(parser, pairwise: bool = False) -> None:
+    """The judge of model-graded kinds (`run` and `grade`), or of `compare`'s pairwise judging."""
+    if pairwise:
+        judge = parser.add_argument_group("pairwise judging (each case's two outputs, asked in both orders)")
+        judge.add_argument(
+            "--judge",
+            action="append",
+            metavar="SPEC",
+            help="ask this judge model (a model SPEC, as --model) which output is better, for every case both "
+            "runs answered; needs -o CMP_DIR",
+        )
+    else:
+        judge = parser.add_argument_group("judge of model-graded evaluators (rubric, factuality)")
+        judge.add_argument(
+            "--judge",
+            action="append",
+            metavar="SPEC",
+            help="the judge model (a model SPEC, as --model); given several times, a panel (the majority's "
+            "verdict, the mean score); default: the one each spec pins",
+        )
     judge.add_argument("--judge-base-url", metavar="URL", help="the judge provider's API base URL, as --base-url")
     judge.add_argument(
         "--judge-api-key-env", metavar="NAME", help="the environment variable holding the judge's API key"
@@ -119,5 +145,18 @@ def add_judge_arguments(parser) -> None:
     judge.add_argument(
         "--allow-self-judge",
         action="store_true",
-        help="let the model under test judge its own outputs (the run is marked self-judged)",
+        help="let a model judge its own outputs (the run or comparison is marked self-judged)"
+        if pairwise
+        else "let the model under test judge its own outputs (the run is marked self-judged)",
     )
+    if pairwise:
+        judge.add_argument(
+            "--rubric", metavar="TEXT", help="the criteria to compare the outputs on (default: MT-Bench's general ones)"
+        )
+        judge.add_argument(
+            "-o", "--out", type=Path, metavar="CMP_DIR", help="the comparison directory (new, or this comparison's)"
+        )
+        judge.add_argument(
+            "--rerun-errors", action="store_true", help="ask the judge again for the verdicts recorded in error"
+        )
+        judge.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")

@@ -23,7 +23,7 @@ KEY_HINT = (
 )
 
 
-def shown(url: str) -> str:
+def url_shown(url: str) -> str:
     """The URL as a message may show it: scheme, host, port and path only."""
     try:
         parts = urlsplit(url)
@@ -47,18 +47,18 @@ def check_base_url(url: str) -> str:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
     except ValueError:
-        raise UsageError(f"--base-url {shown(url)} is not a valid URL (e.g. {EXAMPLE})") from None
+        raise UsageError(f"--base-url {url_shown(url)} is not a valid URL (e.g. {EXAMPLE})") from None
     if "@" in parts.netloc:
-        raise UsageError(f"--base-url {shown(url)}: the URL holds credentials (user:password@); {KEY_HINT}")
+        raise UsageError(f"--base-url {url_shown(url)}: the URL holds credentials (user:password@); {KEY_HINT}")
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"--base-url {shown(url)} is not an http(s) URL (e.g. {EXAMPLE})")
+        raise UsageError(f"--base-url {url_shown(url)} is not an http(s) URL (e.g. {EXAMPLE})")
     secret = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True) if is_credential(name)]
     if secret:
         names = ", ".join(dict.fromkeys(secret))
         raise UsageError(
-            f"--base-url {shown(url)}: the query parameter {names} looks like a credential, and a base URL "
+            f"--base-url {url_shown(url)}: the query parameter {names} looks like a credential, and a base URL "
             f"is written in run.json and shown in reports; {KEY_HINT}"
         )
     if parts.fragment:
-        raise UsageError(f"--base-url {shown(url)}: a URL's #fragment is never sent to the server; remove it")
+        raise UsageError(f"--base-url {url_shown(url)}: a URL's #fragment is never sent to the server; remove it")
     return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), parts.query, ""))

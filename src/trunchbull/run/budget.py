@@ -49,6 +49,7 @@ class Budget:
     estimate_input: Callable[[Sample], int]  # tokens of the sample's first call (dry_run.estimate_tokens)
     max_output: int | None  # --max-tokens
     price: dict | None  # USD per token: input, output, cachedInput
+    batch: bool = False  # batch mode: a sample's cost is not measured first (its reply may take hours)
     spent_cost: float = 0.0
     spent_tokens: int = 0
     stopped: bool = False  # a sample was refused
@@ -96,7 +97,7 @@ class Budget:
             return True
         if self.stopped:
             return False
-        if self._reserved and not self._measured:
+        if self._reserved and not self._measured and not self.batch:
             return None
         cost, tokens = self._estimate(sample)
         held_cost = sum(c for c, _ in self._reserved.values())
@@ -108,6 +109,12 @@ class Budget:
             return False
         self._reserved[sample.k] = (cost, tokens)
         return True
+
+    def hold(self, sample: Sample) -> None:
+        """A sample already started (a batch run resumed: its request is in a live batch) counts
+        at its estimate until it is recorded."""
+        if sample.k not in self._reserved:
+            self._reserved[sample.k] = self._estimate(sample)
 
     def settle(self, sample: Sample, record: bytes) -> None:
         """A recorded sample: its real cost replaces its reservation."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import signal
 import sys
-from contextlib import nullcontext
+from contextlib import closing, nullcontext
 from pathlib import Path
 
 from trunchbull.common import exit_codes, lifetime
@@ -27,18 +27,19 @@ from trunchbull.release.loaded import LoadedRelease, load_release
 from trunchbull.run.budget import Budget
 from trunchbull.run.cache import ResponseCache, default_cache_path
 from trunchbull.run.dry_run import dry_run, token_estimator
-from trunchbull.run.finish import grade_and_report
+from trunchbull.run.finish import Sources, grade_and_report
 from trunchbull.run.grading import RunGrading
-from trunchbull.run.judging import JUDGING_INTERRUPTED, judge_runner, judging_budget_message
-from trunchbull.run.judge_options import judge_options, resolve_judges
+from trunchbull.run.judge_options import JudgeOptions, JudgeSetup, judge_options, resolve_judges
 from trunchbull.run.judge_runner import JudgingStopped
+from trunchbull.run.judging import JUDGING_INTERRUPTED, judge_runner, judging_budget_message
 from trunchbull.run.options import RunOptions, resolve_options
-from trunchbull.run.prices import run_price
+from trunchbull.run.prices import Price, run_price
 from trunchbull.run.recording import record_samples
 from trunchbull.run.resume import check_same_release, previous_run, reconcile
-from trunchbull.run.samples import plan, select_cases
+from trunchbull.run.samples import Sample, plan, select_cases
 from trunchbull.run.target import resolve_target
 from trunchbull.run.worker_setup import describe_model, spawn_pool, wait_ready
+from trunchbull.run.workers import ModelCallerPool
 from trunchbull.rundir.run_json import add_warnings, new_run_json, now, resumed_run_json
 from trunchbull.rundir.writer import RunDirWriter, open_run_dir
 
@@ -68,113 +69,70 @@ def _run(args, writer: RunDirWriter | None) -> int:
         return code
     release = load_release(release_path)
     check_same_release(previous, release, args.target)
-    identity = options.spec.identity()
     price = run_price(args.prices, previous, options.spec.text, options.spec.provider)
-    per_token = price.per_token() if price is not None else None
     if args.dry_run:
-        cases = select_cases(release, options.filters)
-        judges = resolve_judges(
-            judging, cases, options.spec, options.settings.seed, args.prices, previous, release.manifest.evals
-        )
-        samples = plan(
-            release,
-            cases,
-            options.repeat,
-            identity,
-            options.settings,
-            keyed=not args.no_cache,
-        )
-        return dry_run(
-            release,
-            samples,
-            run_dir,
-            previous is not None,
-            None if args.no_cache else default_cache_path(),
-            price,
-            options.settings.maxTokens,
-            options.spec.text,
-            args.json,
-            judges,
-            args.rerun_errors,
-        )
+        return _dry_run(args, release, options, previous, price, judging)
+    batch = options.batch is not None
+    per_token = price.per_token(batch) if price is not None else None
     budget = None
     if args.max_cost is not None or args.max_total_tokens is not None:
         budget = Budget(
-            args.max_cost, args.max_total_tokens, token_estimator(release), options.settings.maxTokens, per_token
+            args.max_cost,
+            args.max_total_tokens,
+            token_estimator(release),
+            options.settings.maxTokens,
+            per_token,
+            batch=batch,
         )
     assert writer is not None
-    meta: dict = {}
-    with lifetime.scratch_dir("trunchbull-run-") as workdir:
-        # The workers take ~0.4 s to start (Node, the AI SDK, the tool
-        # modules). A hosted model's start before the cases are parsed and the
-        # samples planned, which on a big release takes about as long; a local
-        # model's wait for the plan, since how many there are depends on how
-        # many samples are left to run.
-        pool = None if options.spec.local else spawn_pool(release, options, workdir, None, per_token)
-        try:
-            cases = select_cases(release, options.filters)
-            judges = resolve_judges(
-                judging, cases, options.spec, options.settings.seed, args.prices, previous, release.manifest.evals
+    identity = options.spec.identity()
+    meta: dict = {}  # run.json, once written
+    with lifetime.scratch_dir("trunchbull-run-") as workdir, _Workers(release, options, workdir, per_token) as workers:
+        cases = select_cases(release, options.filters)
+        judges = _judges(judging, cases, options, args, previous, release)
+        samples = plan(release, cases, options.repeat, identity, options.settings, keyed=not args.no_cache)
+        left = reconcile(writer, samples, previous is not None, args.rerun_errors)
+        runner = judge_runner(judges, release, options, writer, args, budget) if judges is not None else None
+        grading = RunGrading(release, run_dir, left.done, as_recorded=options.spec.remote, judge=runner)
+        with nullcontext() if args.no_cache else closing(ResponseCache(default_cache_path())) as cache:
+            todo = left.todo
+            hits = cache.lookup([s.key for s in todo if s.key is not None]) if cache is not None and todo else {}
+            to_run = [s for s in todo if s.key not in hits]
+            sources = Sources(previous is not None, len(left.done), len(todo) - len(to_run), len(to_run))
+            pool = workers.ready_for(to_run)
+            if budget is not None:
+                budget.count_recorded(left.done)
+                if runner is not None:
+                    budget.count_recorded(runner.recorded)
+            given = {
+                "price": None if price is None else price.to_json(),
+                "budget": None if budget is None else budget.limits(),
+                "model_info": describe_model(pool, identity) if pool is not None else None,
+                "batch": None if options.batch is None else options.batch.to_json(),
+                "judge": None if judges is None else judges.to_json(),
+            }
+            if previous is None:
+                meta.update(_new_run_json(release, release_path, options, len(samples), **given))
+            else:
+                meta.update(resumed_run_json(previous, release_path.absolute(), **given))
+            writer.start(meta)
+            workers.meta = meta
+            record = record_samples if options.batch is None else in_batches(release, workdir, per_token)
+            interrupted = record(
+                writer,
+                samples,
+                todo,
+                hits,
+                to_run,
+                pool,
+                cache,
+                options,
+                left.done,
+                left.rerun,
+                grading,
+                quiet=args.json,
+                budget=budget,
             )
-            samples = plan(release, cases, options.repeat, identity, options.settings, keyed=not args.no_cache)
-            left = reconcile(writer, samples, previous is not None, args.rerun_errors)
-            runner = judge_runner(judges, release, options, writer, args, budget) if judges is not None else None
-            grading = RunGrading(release, run_dir, left.done, as_recorded=options.spec.remote, judge=runner)
-            cache = None if args.no_cache else ResponseCache(default_cache_path())
-            try:
-                todo = left.todo
-                hits = cache.lookup([s.key for s in todo if s.key is not None]) if cache is not None and todo else {}
-                to_run = [s for s in todo if s.key not in hits]
-                if not to_run and pool is not None:  # every sample is recorded or cached
-                    pool.kill_all()
-                    pool = None
-                elif to_run and pool is None:
-                    pool = spawn_pool(release, options, workdir, len(to_run), per_token)
-                if pool is not None:
-                    wait_ready(pool, options.spec)
-                if budget is not None:
-                    budget.count_recorded(left.done)
-                    if runner is not None:
-                        budget.count_recorded(runner.recorded)
-                given = {
-                    "price": None if price is None else price.to_json(),
-                    "budget": None if budget is None else budget.limits(),
-                    "model_info": describe_model(pool, identity) if pool is not None else None,
-                    "judge": None if judges is None else judges.to_json(),
-                }
-                if previous is None:
-                    meta = _new_run_json(release, release_path, options, len(samples), **given)
-                else:
-                    meta = resumed_run_json(previous, release_path.absolute(), **given)
-                writer.start(meta)
-                interrupted = record_samples(
-                    writer,
-                    samples,
-                    todo,
-                    hits,
-                    to_run,
-                    pool,
-                    cache,
-                    options,
-                    left.done,
-                    left.rerun,
-                    grading,
-                    quiet=args.json,
-                    budget=budget,
-                )
-            finally:
-                if cache is not None:
-                    cache.close()
-        except BaseException:
-            if pool is not None:
-                pool.kill_all()
-                pool = None
-            raise
-        finally:
-            if pool is not None:
-                pool.close()
-                if pool.warnings:
-                    add_warnings(meta, pool.warnings)
     if interrupted:
         return exit_codes.INTERRUPTED
     if budget is not None and budget.stopped:
@@ -190,7 +148,115 @@ def _run(args, writer: RunDirWriter | None) -> int:
     except KeyboardInterrupt:
         print(JUDGING_INTERRUPTED.format(run_dir=run_dir), file=sys.stderr)
         return exit_codes.INTERRUPTED
-    return grade_and_report(writer, samples, graded, records, options, meta, args, runner)
+    return grade_and_report(writer, samples, graded, records, options, meta, args, sources, runner)
+
+
+def _judges(
+    judging: JudgeOptions, cases: list[dict], options: RunOptions, args, previous: dict | None, release: LoadedRelease
+) -> JudgeSetup | None:
+    """The judges of the selected cases' model-graded kinds (None: no case needs one)."""
+    seed = options.settings.seed
+    return resolve_judges(judging, cases, options.spec, seed, args.prices, previous, release.manifest.evals)
+
+
+def _dry_run(
+    args, release: LoadedRelease, options: RunOptions, previous: dict | None, price: Price | None, judging: JudgeOptions
+) -> int:
+    """`--dry-run`: the plan and its estimate, nothing called or written."""
+    cases = select_cases(release, options.filters)
+    judges = _judges(judging, cases, options, args, previous, release)
+    samples = plan(release, cases, options.repeat, options.spec.identity(), options.settings, keyed=not args.no_cache)
+    return dry_run(
+        release,
+        samples,
+        args.out,
+        previous is not None,
+        None if args.no_cache else default_cache_path(),
+        price,
+        options.settings.maxTokens,
+        options.spec.text,
+        args.json,
+        judges,
+        args.rerun_errors,
+        options.batch is not None,
+    )
+
+
+class _Workers:
+    """The run's model callers, as a block: a hosted model's start at once
+    (they take ~0.4 s to start: Node, the AI SDK, the tool modules, about as
+    long as parsing the cases and planning the samples of a big release); a
+    local model's wait for the plan, since how many there are depends on how
+    many samples are left to run. In batch mode they take only the replies of
+    samples with tools (run/batch/), so they start once the plan says whether
+    any has. Killed when the block fails, else closed, their warnings added to
+    `meta` (the run.json written, once it is)."""
+
+    def __init__(self, release: LoadedRelease, options: RunOptions, workdir: Path, per_token: dict | None):
+        self._spawn_args = (release, options, workdir)
+        self._per_token = per_token
+        self._spec = options.spec
+        self._batch = options.batch is not None
+        self.pool: ModelCallerPool | None = None
+        self.meta: dict | None = None
+
+    def __enter__(self) -> "_Workers":
+        if not self._spec.local and not self._batch:
+            self.pool = spawn_pool(*self._spawn_args, None, self._per_token)
+        return self
+
+    def ready_for(self, to_run: list[Sample]) -> ModelCallerPool | None:
+        """The pool, ready, for the samples `to_run` (None when every sample is recorded or
+        cached, or in batch mode when none of them has tools)."""
+        needed = bool(to_run) and (not self._batch or any(s.case.get("tools") for s in to_run))
+        if not needed and self.pool is not None:
+            self.pool.kill_all()
+            self.pool = None
+        elif needed and self.pool is None:
+            self.pool = spawn_pool(*self._spawn_args, len(to_run), self._per_token)
+        if self.pool is not None:
+            wait_ready(self.pool, self._spec)
+        return self.pool
+
+    def __exit__(self, failed: type | None, *_exc) -> None:
+        pool, self.pool = self.pool, None
+        if pool is None:
+            return
+        if failed is not None:
+            pool.kill_all()
+            return
+        pool.close()
+        if pool.warnings and self.meta is not None:
+            add_warnings(self.meta, pool.warnings)
+
+
+def in_batches(release: LoadedRelease, workdir: Path, prices: dict | None):
+    """record_samples' counterpart for `--batch` (run/batch/mode.py)."""
+    from trunchbull.run.batch.mode import record_in_batches
+
+    def record(writer, samples, todo, hits, to_run, pool, cache, options, done, rerun, grading, quiet, budget=None):
+        interrupted = record_in_batches(
+            writer,
+            release,
+            samples,
+            todo,
+            hits,
+            to_run,
+            pool,
+            cache,
+            options,
+            done,
+            grading,
+            quiet,
+            workdir,
+            budget,
+            prices,
+        )
+        if rerun and not interrupted:
+            print(f"re-ran {rerun:,} sample(s) that had ended in error", file=sys.stderr)
+        return interrupted
+
+    return record
 
 
 def _new_run_json(release: LoadedRelease, release_path: Path, options: RunOptions, samples: int, **given) -> dict:

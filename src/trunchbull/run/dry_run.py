@@ -86,6 +86,7 @@ def dry_run(
     as_json: bool,
     judges: JudgeSetup | None = None,
     rerun_errors: bool = False,
+    batch: bool = False,
 ) -> int:
     """`judges`: the run's judges, when it grades model-graded kinds (judge_plan.py)."""
     done = read_records(run_dir / RESPONSES).records if resuming else {}  # read only: a torn line is left as it is
@@ -94,7 +95,7 @@ def dry_run(
     to_run = [s for s in todo if s.key not in hits]
     estimate = token_estimator(release)
     tokens = sum(estimate(s) for s in to_run)
-    per_token = price.per_token() if price is not None else None
+    per_token = price.per_token(batch) if price is not None else None
     cost_input = None if per_token is None else tokens * per_token["input"]
     cost_max = (
         None if per_token is None or max_tokens is None else cost_input + len(to_run) * max_tokens * per_token["output"]
@@ -109,6 +110,7 @@ def dry_run(
         "estimatedInputTokens": tokens,
         "estimator": "characters of system prompt, prompt and tool definitions / 4, rounded up, per sample",
         "price": None if price is None else price.to_json(),
+        "batch": batch,
         "estimatedInputCost": rounded(cost_input),
         "maxCostWithMaxTokens": rounded(cost_max),
     }
@@ -128,7 +130,9 @@ def dry_run(
     if price is None:
         print("  estimated cost: unknown (no price for this model; give one with --prices FILE)")
     else:
-        line = f"  estimated cost of input ${cost_input:.4f} at ${price.input:g} per million tokens"
+        rate = price.rates(batch)[0]
+        line = f"  estimated cost of input ${cost_input:.4f} at ${rate:g} per million tokens"
+        line += " (the batch rate)" if batch else ""
         if cost_max is not None:
             line += f"; with output at most --max-tokens {max_tokens:,} per sample: ≤ ${cost_max:.4f}"
         else:

@@ -22,9 +22,9 @@ import hashlib
 import orjson
 
 from trunchbull.evaluators.judging import JudgeAsk, JudgeReply, JudgeRequest
-from trunchbull.evaluators.registry import Result
+from trunchbull.evaluators.result import Result
 from trunchbull.release.canonical import canonical_json
-from trunchbull.run.judge_options import Judge
+from trunchbull.run.judge_options import JudgeModel
 from trunchbull.run.samples import Sample
 
 FAILED, REFUSED, TRUNCATED = "judge-failed", "judge-refused", "judge-truncated"
@@ -34,7 +34,7 @@ def prompt_sha256(messages: tuple[dict, ...]) -> str:
     return hashlib.sha256(canonical_json(list(messages))).hexdigest()
 
 
-def judge_key(judge: Judge, identity: dict, request: JudgeRequest) -> str:
+def judge_key(judge: JudgeModel, identity: dict, request: JudgeRequest) -> str:
     """The request's identity (`identity`: the judge's ModelSpec.identity(), computed once)."""
     document = {
         "judge": identity,
@@ -73,7 +73,7 @@ def classify(row: dict) -> JudgeReply:
     return JudgeReply(row.get("output") or "", None, None, finish)
 
 
-def judgment(ask: JudgeAsk, judge: Judge, key: str, row: dict, result: Result) -> dict:
+def judgment(ask: JudgeAsk, judge: JudgeModel, key: str, row: dict, result: Result) -> dict:
     """The judgments.jsonl line of an answered request (`row`: the worker's
     record, `result`: what the sample is graded from it)."""
     outcome, score, message, details = result

@@ -52,7 +52,7 @@ class JudgeOptions:
 
 
 @dataclass(frozen=True)
-class Judge:
+class JudgeModel:
     """One judge, ready to be called."""
 
     spec: ModelSpec
@@ -69,10 +69,10 @@ class JudgeSetup:
     """The judges of a run: by SPEC, and which answers a request."""
 
     options: JudgeOptions
-    judges: dict[str, Judge]  # SPEC text → judge, every one a judged case needs
+    judges: dict[str, JudgeModel]  # SPEC text → judge, every one a judged case needs
     self_judged: tuple[str, ...]  # the judges that are the model under test
 
-    def panel_for(self, pinned: str | None) -> tuple[Judge, ...]:
+    def panel_for(self, pinned: str | None) -> tuple[JudgeModel, ...]:
         """The judges of a request whose spec pins `pinned` (None: none): the
         --judge panel (one judge or several), else the pinned judge."""
         chosen = self.options.given or ((pinned,) if pinned is not None else ())
@@ -163,8 +163,31 @@ def resolve_judges(
     needed = judges_needed(cases, options.given, evals)
     if not needed:
         return None
+    judges = judge_models(options, needed, seed, prices_file, previous)
+    self_judged = tuple(
+        text for text, judge in judges.items() if model is not None and judge.spec.identity() == model.identity()
+    )
+    if self_judged and not options.allow_self:
+        raise UsageError(
+            f"the judge {', '.join(self_judged)} is the model under test ({model.text if model else ''}): a model "
+            "grading its own outputs is biased towards them. Name another judge with --judge SPEC, or grade "
+            "anyway with --allow-self-judge (the run is then marked self-judged)"
+        )
+    return JudgeSetup(options, judges, self_judged)
+
+
+def judge_models(
+    options: JudgeOptions,
+    needed: dict[str, list[str]],
+    seed: int | None,
+    prices_file: Path | None,
+    previous: dict | None = None,
+) -> dict[str, JudgeModel]:
+    """Each judge `needed` (SPEC → the evals it judges, named in messages
+    about a judge an eval pins), parsed and checked, with its call settings
+    and price (the one `previous`, a run.json, recorded unless --prices is given)."""
     prices = read_prices_file(prices_file) if prices_file is not None else None
-    judges: dict[str, Judge] = {}
+    judges: dict[str, JudgeModel] = {}
     for text, judged_evals in needed.items():
         source = "" if options.given else f"the judge pinned by eval {', '.join(judged_evals[:3])}"
         spec = _parsed(text, options, source)
@@ -178,20 +201,11 @@ def resolve_judges(
             price = recorded_price({"price": recorded[text]})
         else:
             price = price_for(text, spec.provider, prices)
-        judges[text] = Judge(spec, settings, price)
-    self_judged = tuple(
-        text for text, judge in judges.items() if model is not None and judge.spec.identity() == model.identity()
-    )
-    if self_judged and not options.allow_self:
-        raise UsageError(
-            f"the judge {', '.join(self_judged)} is the model under test ({model.text if model else ''}): a model "
-            "grading its own outputs is biased towards them. Name another judge with --judge SPEC, or grade "
-            "anyway with --allow-self-judge (the run is then marked self-judged)"
-        )
-    return JudgeSetup(options, judges, self_judged)
+        judges[text] = JudgeModel(spec, settings, price)
+    return judges
 
 
-def judge_run_options(judge: Judge, run: RunSettings) -> RunOptions:
+def judge_run_options(judge: JudgeModel, run: RunSettings) -> RunOptions:
     """How the judge's workers are started: its model and call settings, one
     step, and the run's timeouts, retries, concurrency and reply limits."""
     settings = RunSettings(

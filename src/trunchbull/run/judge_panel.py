@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from trunchbull.evaluators.judging import JudgeReply, JudgeRequest, judged_result
-from trunchbull.evaluators.registry import Result
+from trunchbull.evaluators.result import Result
 
 NO_MAJORITY = "judge-no-majority"
 

@@ -30,14 +30,13 @@ from trunchbull.release.loaded import LoadedRelease
 from trunchbull.run.budget import Budget
 from trunchbull.run.cache import ResponseCache, as_cached
 from trunchbull.run.judge_calls import classify, judge_case_id, judge_key, judge_sample, judgment, reply_of
-from trunchbull.run.judge_options import Judge, JudgeSetup, judge_run_options
+from trunchbull.run.judge_options import JudgeModel, JudgeSetup, judge_run_options
 from trunchbull.run.judge_panel import panel_reply
 from trunchbull.run.samples import Sample
 from trunchbull.run.settings import RunSettings
 from trunchbull.run.worker_setup import spawn_pool, wait_ready
-from trunchbull.rundir.judgments import JudgmentKey
+from trunchbull.rundir.judgments import JudgmentKey, JudgmentWriter
 from trunchbull.rundir.repair import checked_record
-from trunchbull.rundir.writer import RunDirWriter
 
 
 class JudgingStopped(Exception):
@@ -51,7 +50,7 @@ class JudgeRunner:
         release: LoadedRelease,
         settings: RunSettings,
         *,
-        writer: RunDirWriter | None,
+        writer: JudgmentWriter | None,
         recorded: dict[JudgmentKey, dict],
         rerun_errors: bool = False,
         cache_path: Path | None = None,
@@ -87,7 +86,7 @@ class JudgeRunner:
 
     def answer(self, asks: Sequence[JudgeAsk]) -> list[JudgeReply]:
         # one item per (ask, judge of its panel): answered alike, then a panel's replies combined
-        items: list[tuple[JudgeAsk, Judge, str]] = []
+        items: list[tuple[JudgeAsk, JudgeModel, str]] = []
         panels: list[range] = []
         for ask in asks:
             panel = self.setup.panel_for(ask.request.judge)
@@ -96,7 +95,7 @@ class JudgeRunner:
                 items.append((ask, judge, judge_key(judge, self._identities[judge.text], ask.request)))
         replies: list[JudgeReply | None] = [None] * len(items)
         lines: list[dict | None] = [None] * len(items)
-        pending: list[tuple[int, Judge, str]] = []
+        pending: list[tuple[int, JudgeModel, str]] = []
         for i, (ask, judge, key) in enumerate(items):
             line = self.recorded.get((ask.case_id, ask.repeat, key))
             if line is not None and not (self.rerun_errors and line["outcome"] == "error"):
@@ -126,15 +125,15 @@ class JudgeRunner:
             out.append(answers[0] if len(answers) == 1 else panel_reply(ask.request, answers))
         return out
 
-    def _answered(self, ask: JudgeAsk, judge: Judge, key: str, row: dict, log) -> tuple:
-        """`log`: the run directory's judgment log (writer.py), None outside a run directory."""
+    def _answered(self, ask: JudgeAsk, judge: JudgeModel, key: str, row: dict, log) -> tuple:
+        """`log`: the judgment log of the run (or comparison) directory, None outside one."""
         reply = classify(row)
         line = judgment(ask, judge, key, row, judged_result(ask.request, reply))
         if log is not None:
             log.append_record(line)
         return reply_of(line, replayed=False), line
 
-    def _from_cache(self, asks, pending, cache, log, replies, lines) -> list[tuple[int, Judge, str]]:
+    def _from_cache(self, asks, pending, cache, log, replies, lines) -> list[tuple[int, JudgeModel, str]]:
         if cache is None:
             return pending
         hits = cache.lookup([key for _i, _judge, key in pending])
@@ -161,7 +160,7 @@ class JudgeRunner:
         for text, items in by_judge.items():
             self._ask_one(self.setup.judges[text], [(i, key, asks[i]) for i, key in items], cache, log, replies, lines)
 
-    def _ask_one(self, judge: Judge, items, cache, log, replies, lines) -> None:
+    def _ask_one(self, judge: JudgeModel, items, cache, log, replies, lines) -> None:
         samples = [judge_sample(i, ask) for i, _key, ask in items]
         by_k = {sample.k: (key, ask) for sample, (_i, key, ask) in zip(samples, items)}
         secret = judge.spec.secret

@@ -11,6 +11,7 @@ from typing import Any
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.run.base_url import check_base_url
 from trunchbull.run.model_spec import ModelSpec, parse_model_spec
+from trunchbull.run.providers import PROVIDERS
 from trunchbull.run.settings import DEFAULTS, SCHEDULING_ONLY, Filters, RunSettings, check_repeat
 
 # run.json setting → its command-line option (for --resume's comparison) and argparse name
@@ -29,13 +30,27 @@ SETTING_FLAGS = {
 }
 
 
-def shown(value: Any) -> str:
+def option_shown(value: Any) -> str:
     """An option's value as the command line writes it: `0.5`, `300`, `math, code`."""
     if isinstance(value, (tuple, list)):
-        return ", ".join(shown(item) for item in value)
+        return ", ".join(option_shown(item) for item in value)
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+DEFAULT_BATCH_POLL_S = 30.0
+
+
+@dataclass(frozen=True)
+class BatchMode:
+    """`--batch`: the model calls go through the provider's batch API (run/batch/)."""
+
+    poll: float = DEFAULT_BATCH_POLL_S  # seconds between two looks at the live batches
+    cancel: bool = False  # --cancel-batches: cancel the live batches, record what finished, stop
+
+    def to_json(self) -> dict:
+        return {"poll": self.poll}
 
 
 @dataclass(frozen=True)
@@ -44,6 +59,7 @@ class RunOptions:
     settings: RunSettings
     filters: Filters
     repeat: int
+    batch: BatchMode | None = None
 
 
 def resolve_options(args, previous: dict | None) -> RunOptions:
@@ -54,8 +70,8 @@ def resolve_options(args, previous: dict | None) -> RunOptions:
         if given is None:
             return recorded if present else None
         if present and given != recorded and flag:
-            had = f"has {shown(recorded)}" if recorded not in (None, ()) else f"was made without {flag}"
-            differences.append(f"{flag} {shown(given)} (the run {had})")
+            had = f"has {option_shown(recorded)}" if recorded not in (None, ()) else f"was made without {flag}"
+            differences.append(f"{flag} {option_shown(given)} (the run {had})")
         return given
 
     old = previous or {}
@@ -89,4 +105,34 @@ def resolve_options(args, previous: dict | None) -> RunOptions:
         )
     spec = parse_model_spec(model, base_url=base_url, api_key_env=api_key_env)
     settings = RunSettings(**{name: values[name] for name in SETTING_FLAGS})
-    return RunOptions(spec, settings, Filters(tuple(evals or ()), tuple(cases or ()), limit), check_repeat(repeat))
+    filters = Filters(tuple(evals or ()), tuple(cases or ()), limit)
+    return RunOptions(spec, settings, filters, check_repeat(repeat), _batch_mode(args, previous, spec))
+
+
+def _batch_mode(args, previous: dict | None, spec: ModelSpec) -> BatchMode | None:
+    """`--batch` (and on --resume, a batch run's own), checked before anything is called."""
+    recorded = (previous or {}).get("batch")
+    batch = bool(getattr(args, "batch", False)) or type(recorded) is dict
+    poll = getattr(args, "batch_poll", None)
+    cancel = bool(getattr(args, "cancel_batches", False))
+    if previous is not None and getattr(args, "batch", False) and type(recorded) is not dict:
+        raise UsageError(
+            "--resume: the command line differs from the run being resumed (run.json): --batch (the run was made "
+            "without --batch). Resume with the same options, or start a new run directory"
+        )
+    if cancel and not getattr(args, "resume", False):
+        raise UsageError("--cancel-batches cancels the live batches of a run being resumed: add --resume")
+    if not batch:
+        if poll is not None or cancel:
+            raise UsageError(
+                f"{'--batch-poll' if poll is not None else '--cancel-batches'} applies to --batch runs only"
+            )
+        return None
+    if PROVIDERS[spec.provider].batch is None:
+        able = ", ".join(name for name, p in PROVIDERS.items() if p.batch is not None)
+        raise UsageError(f"--batch: --model {spec.text} has no batch API (batch mode works with {able})")
+    if poll is not None and not poll > 0:
+        raise UsageError(f"--batch-poll takes a number of seconds > 0, got {poll:g}")
+    if poll is None and type(recorded) is dict and isinstance(recorded.get("poll"), (int, float)):
+        poll = float(recorded["poll"])
+    return BatchMode(DEFAULT_BATCH_POLL_S if poll is None else poll, cancel)

@@ -15,41 +15,74 @@ from pathlib import Path
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.common.ids import suggest
 
-PRICES_DATE = "2025-06"  # the providers' published list prices at that date; check them before relying on them
 FREE_PROVIDERS = ("echo", "replay", "llamacpp")
-KEYS = ("input", "output", "cachedInput")
+KEYS = ("input", "output", "cachedInput", "batchInput", "batchOutput", "batchCachedInput")
+# The batch APIs of OpenAI, Anthropic and Google bill half the live price: a price without
+# batch rates gets these shares of its live ones.
+BATCH_SHARE = 0.5
 
 
 @dataclass(frozen=True)
 class Price:
-    """USD per million tokens; `cached_input` None: cached input is billed as input."""
+    """USD per million tokens; `cached_input` None: cached input is billed as input. The batch
+    rates (`run --batch`), None: BATCH_SHARE of the live rate."""
 
     input: float
     output: float
     cached_input: float | None = None
     source: str = "default"
+    batch_input: float | None = None
+    batch_output: float | None = None
+    batch_cached_input: float | None = None
 
-    def per_token(self) -> dict:
+    def rates(self, batch: bool = False) -> tuple[float, float, float]:
+        """(input, output, cached input) USD per million tokens, live or in a batch."""
         cached = self.input if self.cached_input is None else self.cached_input
-        return {"input": self.input / 1e6, "output": self.output / 1e6, "cachedInput": cached / 1e6}
+        if not batch:
+            return self.input, self.output, cached
+        batch_in = self.input * BATCH_SHARE if self.batch_input is None else self.batch_input
+        batch_out = self.output * BATCH_SHARE if self.batch_output is None else self.batch_output
+        if self.batch_cached_input is not None:
+            batch_cached = self.batch_cached_input
+        else:  # cached input billed as input (the batch rate), or its own rate's share
+            batch_cached = batch_in if self.cached_input is None else self.cached_input * BATCH_SHARE
+        return batch_in, batch_out, batch_cached
+
+    def per_token(self, batch: bool = False) -> dict:
+        tokens_in, tokens_out, cached = self.rates(batch)
+        return {"input": tokens_in / 1e6, "output": tokens_out / 1e6, "cachedInput": cached / 1e6}
 
     def to_json(self) -> dict:
-        return {"input": self.input, "output": self.output, "cachedInput": self.cached_input, "source": self.source}
+        batch_in, batch_out, batch_cached = self.rates(batch=True)
+        return {
+            "input": self.input,
+            "output": self.output,
+            "cachedInput": self.cached_input,
+            "batchInput": batch_in,
+            "batchOutput": batch_out,
+            "batchCachedInput": batch_cached,
+            "source": self.source,
+        }
 
 
+# The providers' published list prices of 2025-06 (check them before relying on them): live
+# rates, and the batch APIs' rates (half of each: OpenAI's Batch API, Anthropic's Message Batches,
+# Gemini's batch mode).
 DEFAULT_PRICES: dict[str, Price] = {
-    "openai:gpt-4o": Price(2.50, 10.00, 1.25),
-    "openai:gpt-4o-mini": Price(0.15, 0.60, 0.075),
-    "openai:gpt-4.1": Price(2.00, 8.00, 0.50),
-    "openai:gpt-4.1-mini": Price(0.40, 1.60, 0.10),
-    "openai:gpt-4.1-nano": Price(0.10, 0.40, 0.025),
-    "openai:o4-mini": Price(1.10, 4.40, 0.275),
-    "anthropic:claude-3-5-haiku-latest": Price(0.80, 4.00, 0.08),
-    "anthropic:claude-sonnet-4-0": Price(3.00, 15.00, 0.30),
-    "anthropic:claude-opus-4-0": Price(15.00, 75.00, 1.50),
-    "google:gemini-2.0-flash": Price(0.10, 0.40, 0.025),
-    "google:gemini-2.5-flash": Price(0.30, 2.50, 0.075),
-    "google:gemini-2.5-pro": Price(1.25, 10.00, 0.31),
+    "openai:gpt-4o": Price(2.50, 10.00, 1.25, batch_input=1.25, batch_output=5, batch_cached_input=0.625),
+    "openai:gpt-4o-mini": Price(0.15, 0.60, 0.075, batch_input=0.075, batch_output=0.3, batch_cached_input=0.0375),
+    "openai:gpt-4.1": Price(2.00, 8.00, 0.50, batch_input=1, batch_output=4, batch_cached_input=0.25),
+    "openai:gpt-4.1-mini": Price(0.40, 1.60, 0.10, batch_input=0.2, batch_output=0.8, batch_cached_input=0.05),
+    "openai:gpt-4.1-nano": Price(0.10, 0.40, 0.025, batch_input=0.05, batch_output=0.2, batch_cached_input=0.0125),
+    "openai:o4-mini": Price(1.10, 4.40, 0.275, batch_input=0.55, batch_output=2.2, batch_cached_input=0.1375),
+    "anthropic:claude-3-5-haiku-latest": Price(
+        0.80, 4.00, 0.08, batch_input=0.4, batch_output=2, batch_cached_input=0.04
+    ),
+    "anthropic:claude-sonnet-4-0": Price(3.00, 15.00, 0.30, batch_input=1.5, batch_output=7.5, batch_cached_input=0.15),
+    "anthropic:claude-opus-4-0": Price(15.00, 75.00, 1.50, batch_input=7.5, batch_output=37.5, batch_cached_input=0.75),
+    "google:gemini-2.0-flash": Price(0.10, 0.40, 0.025, batch_input=0.05, batch_output=0.2, batch_cached_input=0.0125),
+    "google:gemini-2.5-flash": Price(0.30, 2.50, 0.075, batch_input=0.15, batch_output=1.25, batch_cached_input=0.0375),
+    "google:gemini-2.5-pro": Price(1.25, 10.00, 0.31, batch_input=0.625, batch_output=5, batch_cached_input=0.155),
 }
 
 
@@ -88,12 +121,15 @@ def read_prices_file(path: Path) -> dict[str, Price]:
                 raise UsageError(f"{where}: unknown key {key!r}" + (f" (did you mean {near!r}?)" if near else ""))
         if "input" not in entry or "output" not in entry:
             raise UsageError(f"{where}: needs both `input` and `output` (USD per million tokens)")
-        cached = entry.get("cachedInput")
+        optional = {key: None if entry.get(key) is None else _number(entry[key], where) for key in KEYS[2:]}
         prices[model] = Price(
             _number(entry["input"], where),
             _number(entry["output"], where),
-            None if cached is None else _number(cached, where),
+            optional["cachedInput"],
             source=str(path),
+            batch_input=optional["batchInput"],
+            batch_output=optional["batchOutput"],
+            batch_cached_input=optional["batchCachedInput"],
         )
     return prices
 
@@ -115,12 +151,19 @@ def recorded_price(meta: dict | None) -> Price | None:
     entry = (meta or {}).get("price")
     if type(entry) is not dict:
         return None
+
+    def optional(key: str) -> float | None:
+        return None if entry.get(key) is None else float(entry[key])
+
     try:
         return Price(
             float(entry["input"]),
             float(entry["output"]),
-            None if entry.get("cachedInput") is None else float(entry["cachedInput"]),
+            optional("cachedInput"),
             str(entry.get("source") or "run.json"),
+            optional("batchInput"),
+            optional("batchOutput"),
+            optional("batchCachedInput"),
         )
     except (KeyError, TypeError, ValueError):
         return None

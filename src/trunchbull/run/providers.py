@@ -15,6 +15,14 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
+class BatchLimits:
+    """What one batch of the provider's batch API may hold (its documented limits)."""
+
+    requests: int
+    bytes: int  # of the requests as sent (each request's JSON body, its tools' schemas included)
+
+
+@dataclass(frozen=True)
 class Provider:
     name: str  # the SPEC prefix: `name` or `name:…`
     form: str  # the SPEC's form, for the `--model` help
@@ -37,6 +45,7 @@ class Provider:
     options: dict = field(default_factory=dict)
     module: str | None = None  # or a built-in model: this module of js/run/ ...
     export: str | None = None  # ... and its factory, called with the model spec
+    batch: BatchLimits | None = None  # the provider's batch API, through the AI SDK (`run --batch`)
 
     def worker_entry(self) -> dict:
         """What js/run/models.mjs needs to make the model."""
@@ -84,6 +93,9 @@ PROVIDERS: dict[str, Provider] = {
             # chat completions, the protocol every OpenAI-style server speaks
             # (the provider's default for `openai(model)` is the Responses API)
             method="chat",
+            # the Batch API: 50,000 requests and a 200 MB input file per batch (its
+            # requests are Responses API calls, /v1/responses)
+            batch=BatchLimits(50_000, 200 * 1024 * 1024),
         ),
         Provider(
             "anthropic",
@@ -96,6 +108,7 @@ PROVIDERS: dict[str, Provider] = {
             seed=False,
             package="@ai-sdk/anthropic",
             factory="createAnthropic",
+            batch=BatchLimits(100_000, 256 * 1024 * 1024),  # Message Batches
         ),
         Provider(
             "google",
@@ -107,6 +120,8 @@ PROVIDERS: dict[str, Provider] = {
             remote=True,
             package="@ai-sdk/google",
             factory="createGoogleGenerativeAI",
+            # batch mode with inline requests: the AI SDK sends a batch below 20 MB inline
+            batch=BatchLimits(50_000, 20 * 1000 * 1000),
         ),
         Provider(
             "openai-compatible",

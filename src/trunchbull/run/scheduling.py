@@ -49,7 +49,7 @@ class InFlight:
 
 
 @dataclass
-class Worker:
+class WorkerState:
     """The scheduler's state of one worker unit (`process`: the model caller,
     with its tool executor when the release has tools, killed and replaced
     together)."""

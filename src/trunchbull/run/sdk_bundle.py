@@ -19,7 +19,18 @@ from trunchbull.common.diagnostics import UsageError
 from trunchbull.node.toolchain import Toolchain, cache_root
 from trunchbull.run.providers import PROVIDERS
 
-AI_EXPORTS = ("generateText", "stepCountIs", "tool", "jsonSchema", "asSchema")
+AI_EXPORTS = (
+    "generateText",
+    "stepCountIs",
+    "tool",
+    "jsonSchema",
+    "asSchema",
+    # batch mode (js/run/batch.mjs); a few kB of the bundle
+    "experimental_startBatch",
+    "experimental_getBatchStatus",
+    "experimental_cancelBatch",
+    "experimental_listBatches",
+)
 # Whitespace and syntax only: names stay as they are, in stack traces too.
 # Some dependencies require() Node built-ins, which an ES module bundle can
 # only do through a require of its own.
@@ -35,16 +46,16 @@ ESBUILD_FLAGS = (
 )
 
 
-def entry_source(provider: str) -> str:
+def entry_source(provider: str | None) -> str:
     lines = [f'export {{ {", ".join(AI_EXPORTS)} }} from "ai";']
-    entry = PROVIDERS[provider]
-    if entry.package:
+    entry = PROVIDERS[provider] if provider is not None else None
+    if entry is not None and entry.package:
         lines.append(f'export {{ {entry.factory} }} from "{entry.package}";')
     return "\n".join(lines) + "\n"
 
 
-def sdk_bundle(tc: Toolchain, provider: str) -> Path:
-    """The bundle for `provider` (a built-in or local model: `ai` alone),
+def sdk_bundle(tc: Toolchain, provider: str | None) -> Path:
+    """The bundle for `provider` (a built-in or local model, or None: `ai` alone),
     built on first use; written whole or not at all."""
     source = entry_source(provider)
     digest = hashlib.sha256()

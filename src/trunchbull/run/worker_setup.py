@@ -9,13 +9,14 @@ from pathlib import Path
 
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.node.toolchain import toolchain
+from trunchbull.node.worker_pool import pool_size
 from trunchbull.release.loaded import LoadedRelease, runtime_layout
 from trunchbull.run.local_runtime import context_size, local_runtime, thread_count
 from trunchbull.run.model_spec import ModelSpec
 from trunchbull.run.options import RunOptions
 from trunchbull.run.sdk_bundle import sdk_bundle
 from trunchbull.run.scheduling import local_model_plan, worker_count
-from trunchbull.run.workers import WorkerPool, WorkerSetupError
+from trunchbull.run.workers import ModelCallerPool, WorkerSetupError
 from trunchbull.rundir.schema import MAX_RECORD_BYTES
 
 REPLY_LIMIT_BYTES = 16 << 20  # one HTTP reply, decoded (js/run/http.mjs): past it, `response-too-large`
@@ -27,7 +28,7 @@ def reply_limit(max_response_bytes: int) -> int:
     return max(REPLY_LIMIT_BYTES, 6 * max_response_bytes + (1 << 20))
 
 
-def describe_model(pool: WorkerPool, identity: dict) -> dict | None:
+def describe_model(pool: ModelCallerPool, identity: dict) -> dict | None:
     """What a model that describes itself said when its workers were ready (a
     local model: its file, size, context, threads, load time), with the
     workers' count and resident memory; printed once and kept in run.json."""
@@ -68,7 +69,7 @@ def spawn_pool(
     samples: int | None,
     prices: dict | None = None,
     with_tools: bool = True,
-) -> WorkerPool:
+) -> ModelCallerPool:
     """The run's workers, started (not yet ready). `samples`: how many are
     left to run (a local model's plan needs it; None for a hosted model);
     `prices`: USD per token (input, output, cachedInput) for each record's
@@ -88,10 +89,15 @@ def spawn_pool(
     spec = options.spec
     tc = toolchain()
     model = spec.for_worker()
-    sdk = sdk_bundle(tc, spec.provider)
+    batch = options.batch is not None
+    # batch mode: the replies come from the batches (run/batch/), so the workers need the AI
+    # SDK alone, and hold no key
+    sdk = sdk_bundle(tc, None if batch else spec.provider)
     read_paths = [*spec.read_paths(), sdk]  # the model caller reads no benchmark file
     tool_paths = [*layout.read_paths, sdk]
     size, per_worker = worker_count(settings.concurrency), None
+    if batch:  # the batch caller and this process take a core of their own while results stream in
+        size = max(1, min(size, pool_size() - 1))
     node_flags: tuple[str, ...] = ()
     if spec.local:  # installed on first use; one model instance per worker, one sample at a time on each
         runtime = local_runtime(tc)
@@ -115,12 +121,13 @@ def spawn_pool(
         "maxReplyBytes": reply_limit(settings.maxResponseBytes),
         "tools": tools,
         "prices": prices,
+        "batch": batch,
     }
-    pool = WorkerPool(
+    pool = ModelCallerPool(
         tc,
         config,
         read_paths,
-        spec.worker_env(),
+        {} if batch else spec.worker_env(),
         tool_paths=tool_paths,
         size=size,
         concurrency=settings.concurrency,
@@ -135,7 +142,7 @@ def spawn_pool(
     return pool
 
 
-def wait_ready(pool: WorkerPool, spec: ModelSpec, flag: str = "--model") -> None:
+def wait_ready(pool: ModelCallerPool, spec: ModelSpec, flag: str = "--model") -> None:
     """Until every worker has made the model (the pool is killed if one cannot)."""
     try:
         pool.wait_ready()

@@ -20,7 +20,8 @@ the clock:
 * a tool call that has not ended `tool_timeout + grace` after it started
   (a synchronous infinite loop never gives the worker's own timer a chance)
   ends its sample as `tool-timeout`; the worker is killed and replaced, and
-  the other samples that were in flight on it are sent again, uncharged;
+  the other samples that were in flight on it are sent again (their earlier
+  requests counted in their `attempts`, below);
 * a sample not answered `timeout + grace` after it was sent ends as
   `timeout` the same way (the worker enforces the timeout itself; this only
   fires when it cannot);
@@ -49,16 +50,19 @@ from trunchbull.node.protocol import RUN_WORKER, ProtocolError
 from trunchbull.node.toolchain import Toolchain
 from trunchbull.node.worker_pool import ProcessPool, WorkerProcess
 from trunchbull.run.samples import Sample
-from trunchbull.run.scheduling import PREFETCH, InFlight, Worker, shares
+from trunchbull.run.scheduling import PREFETCH, InFlight, WorkerState, shares
 from trunchbull.run.worker_units import UnitPaths, spawn_unit
 from trunchbull.rundir.schema import error_record
 
 GRACE_S = 1.0  # after a deadline, the worker's own report is waited for this long
+REFILL_BELOW = 512  # run(refill=…): more samples are asked for when fewer wait
+REFILL_WAIT_S = 0.01  # ... and asked again at least this often
 MAX_CRASHES = 2
 START_TIMEOUT_S = 120  # a local model is loaded before its worker is ready
 
 
 OnRecord = Callable[[Sample, "str | None", bytes], None]  # (sample, error kind or None, record JSON)
+OnStep = Callable[[Sample, bytes], None]  # batch mode: (sample, its step JSON), its loop going on
 
 
 class WorkerSetupError(Exception):
@@ -72,7 +76,9 @@ def _error_record(sample: Sample, kind: str, message: str, elapsed_s: float, cal
     return orjson.dumps(record)
 
 
-class WorkerPool:
+class ModelCallerPool:
+    """A run's model callers (worker units) on a ProcessPool, and the scheduler that feeds them."""
+
     def __init__(
         self,
         tc: Toolchain,
@@ -111,9 +117,10 @@ class WorkerPool:
         self.node_flags = node_flags
         self.on_warning = on_warning
         self.warnings: list[str] = []
-        self.workers: list[Worker] = []
+        self.workers: list[WorkerState] = []
         self._processes = ProcessPool(self._start_unit, size)
         self.earlier_calls: dict[int, int] = {}  # sample k → requests made on workers since replaced
+        self.on_step: OnStep | None = None  # batch mode: a sample's step whose loop goes on (`b`)
 
     # ------------------------------------------------------------------ processes
 
@@ -121,10 +128,10 @@ class WorkerPool:
         paths = UnitPaths(self.read_paths, self.tool_paths if self._config["tools"] else None, self.cwd)
         return spawn_unit(self.tc, paths, self.env, self.node_flags)
 
-    def _spawn(self, index: int, replacing: bool = False) -> Worker:
+    def _spawn(self, index: int, replacing: bool = False) -> WorkerState:
         """A worker in slot `index`, sent the run's configuration (`replacing`: in place of the slot's)."""
         process = self._processes.replace(index) if replacing else self._processes.worker(index)
-        worker = Worker(process, self._shares[index], self._prefetch)
+        worker = WorkerState(process, self._shares[index], self._prefetch)
         self._processes.send(index, orjson.dumps({**self._config, "slots": worker.slots}) + b"\n")
         return worker
 
@@ -166,19 +173,29 @@ class WorkerPool:
         on_record: OnRecord,
         after_records: Callable[[], None] = lambda: None,
         admit: Callable[[Sample], bool | None] | None = None,
+        refill: Callable[[], "list[Sample] | None"] | None = None,
     ) -> None:
         """Run every sample; `on_record` gets each finished one (in the order
         they finish), and `after_records` is called once the records that
         arrived together have all been handed over. Returns when all are
         recorded, or, once `admit` (a budget) refuses a sample (False), when
         the samples already sent are; `admit` None: not yet (ask again after
-        the next records)."""
+        the next records). `refill`: more samples as they become available
+        (batch mode: replies as they stream in), asked whenever few are
+        waiting; [] for none yet, None when there will be no more."""
         queue: deque[InFlight] = deque(InFlight(s, 0.0) for s in samples)
-        while queue or any(w.inflight for w in self.workers):
+        more = refill is not None
+        while queue or more or any(w.inflight for w in self.workers):
+            if more and refill is not None and len(queue) < REFILL_BELOW:
+                got = refill()
+                if got is None:
+                    more = False
+                else:
+                    queue.extend(InFlight(s, 0.0) for s in got)
             if queue:
                 now = time.monotonic()
                 while queue:
-                    worker = max(self.workers, key=Worker.preference)
+                    worker = max(self.workers, key=WorkerState.preference)
                     if worker.room() <= 0:
                         break
                     verdict = admit(queue[0].sample) if admit is not None else True
@@ -190,7 +207,8 @@ class WorkerPool:
                     worker.assign(queue.popleft(), now)
             else:
                 self._rebalance()
-            requeue = self._pump(self._next_deadline(), on_record)
+            wait = self._next_deadline()
+            requeue = self._pump(min(wait, REFILL_WAIT_S) if more else wait, on_record)
             after_records()
             queue.extendleft(reversed(requeue))
 
@@ -232,7 +250,7 @@ class WorkerPool:
         requeue += self._watchdog(on_record)
         return requeue
 
-    def _received(self, worker: Worker, lines: list[bytes], on_record: OnRecord | None) -> list[InFlight]:
+    def _received(self, worker: WorkerState, lines: list[bytes], on_record: OnRecord | None) -> list[InFlight]:
         """Handle a worker's protocol lines (node/protocol.py); the samples it
         gave back. ProtocolError: a line that is not a message."""
         channel = RUN_WORKER
@@ -251,6 +269,15 @@ class WorkerPool:
                 if on_record is not None:
                     kind = fields[1]
                     on_record(item.sample, None if kind == b"-" else kind.decode(errors="replace"), fields[2])
+            elif tag == b"b":
+                k = channel.number(fields[0], "a sample number")
+                item = worker.finished(k, now)
+                if item is None:
+                    continue
+                for key in [key for key in worker.open_tools if key[0] == k]:
+                    del worker.open_tools[key]
+                if self.on_step is not None and on_record is not None:
+                    self.on_step(item.sample, fields[1])
             elif tag == b"c":
                 if (k := channel.number(fields[0], "a sample number")) in worker.inflight:
                     worker.calls[k] = worker.calls.get(k, 0) + 1
@@ -278,13 +305,13 @@ class WorkerPool:
                 raise WorkerSetupError(channel.fatal(fields))
         return back
 
-    def _carry_calls(self, worker: Worker) -> None:
+    def _carry_calls(self, worker: WorkerState) -> None:
         """The requests its samples made, kept for their next attempt (the worker is going)."""
         for k, calls in worker.calls.items():
             self.earlier_calls[k] = self.earlier_calls.get(k, 0) + calls
         worker.calls.clear()
 
-    def _replace(self, worker: Worker) -> Worker:
+    def _replace(self, worker: WorkerState) -> WorkerState:
         index = self.workers.index(worker)
         fresh = self.workers[index] = self._spawn(index, replacing=True)
         return fresh
@@ -294,7 +321,7 @@ class WorkerPool:
         """Workers killed and started again."""
         return self._processes.replaced
 
-    def _crashed(self, worker: Worker, on_record: OnRecord | None, garbled: str | None = None) -> list[InFlight]:
+    def _crashed(self, worker: WorkerState, on_record: OnRecord | None, garbled: str | None = None) -> list[InFlight]:
         """The worker died (or, `garbled`, sent something that is not a message and is stopped)."""
         process = worker.process
         if garbled is not None:

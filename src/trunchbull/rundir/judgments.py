@@ -29,9 +29,11 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import Protocol
 
 from trunchbull.common.jsonl import read_lines
 from trunchbull.common.userfiles import MISSING, FileProblem, read_file
+from trunchbull.rundir.log import RecordLog
 
 FIELDS = (
     "caseId",
@@ -56,6 +58,17 @@ FIELDS = (
 ERROR_KINDS = ("judge-unparsable", "judge-refused", "judge-truncated", "judge-failed")
 
 JudgmentKey = tuple[str, "int | None", str]  # (caseId, repeat, key)
+
+
+class JudgmentWriter(Protocol):
+    """Where a judge's answers are appended: a run directory's writer
+    (writer.py) or a comparison directory's (comparison_dir.py)."""
+
+    path: Path
+
+    def judgment_log(self) -> RecordLog:
+        """judgments.jsonl, open for appending."""
+        ...
 
 
 def judgment_problem(row: object) -> str | None:

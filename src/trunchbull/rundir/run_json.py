@@ -39,6 +39,7 @@ KEYS = (
     "budget",  # {maxCost, maxTotalTokens} the run was given, or null
     "modelInfo",  # what a local model said about itself, or null
     "judge",  # the judges of model-graded kinds, their endpoint and settings (run/judge_options.py), or null
+    "batch",  # batch mode: {poll} (run/batch/), or null for a live run
     "warnings",  # said once each on stderr, kept here
     "resumes",  # how many times the run was resumed
     "trunchbull",  # the version that wrote it
@@ -64,6 +65,7 @@ def new_run_json(
     budget: dict | None = None,
     model_info: dict | None = None,
     judge: dict | None = None,
+    batch: dict | None = None,
 ) -> dict:
     """The run.json of a new run of `release` (a release.loaded.LoadedRelease)."""
     meta = {
@@ -86,6 +88,7 @@ def new_run_json(
         "budget": budget,
         "modelInfo": model_info,
         "judge": judge,
+        "batch": batch,
         "warnings": [],
         "resumes": 0,
         "trunchbull": __version__,
@@ -104,6 +107,7 @@ def resumed_run_json(
     budget: dict | None,
     model_info: dict | None,
     judge: dict | None = None,
+    batch: dict | None = None,
 ) -> dict:
     """The run.json of a run being resumed: the same release (its digest is
     checked), where it is now; this run's price; the budget, model info and
@@ -118,6 +122,8 @@ def resumed_run_json(
         meta["modelInfo"] = model_info
     if judge is not None:
         meta["judge"] = judge
+    if batch is not None:
+        meta["batch"] = batch
     meta["warnings"] = list(previous.get("warnings") or [])
     meta["resumes"] = int(previous.get("resumes") or 0) + 1
     meta["finishedAt"] = None

@@ -25,8 +25,16 @@ FIELDS = (
     "error",  # null, or { kind, message } for a sample that could not be completed
     "cost",  # USD of `usage` at the run's price (run.json `price`), null when the price is unknown (absent in older runs)
     "repaired",  # null, or what was changed to make the record writable: REPAIRS (absent in older runs)
+    "batch",  # null (a live call), or each request of the sample sent in a provider batch (BATCH_FIELDS)
 )
-OPTIONAL = ("cost", "repaired")  # fields that records of older runs may lack
+OPTIONAL = ("cost", "repaired", "batch")  # fields that records of older runs may lack
+# `batch`: one entry per request the sample sent in a batch, in order (`run --batch`).
+BATCH_FIELDS = (
+    "batch",  # the provider's batch ID
+    "customId",  # the request's ID in it
+    "step",  # the 0-based model call of the sample it asked for
+    "status",  # succeeded, failed, expired, cancelled or missing (not in the batch's results)
+)
 # One limit on a record's size, for every writer (the worker is told it) and every reader (jsonl.py).
 MAX_RECORD_BYTES = MAX_LINE_BYTES
 # What `repaired` may list: each a change made to the sample's text on its way to the record.
@@ -36,19 +44,6 @@ REPAIRS = (
     "tool-result-truncated",  # a tool result above --max-tool-result-bytes, cut for the model and the record
     "too-deep",  # a value nested deeper than a record may be, replaced by a marker string
     "record-truncated",  # a record above MAX_RECORD_BYTES: its largest parts cut
-)
-# Every error kind a record may have (docs/running.md, "Errors").
-ERROR_KINDS = (
-    "timeout",
-    "tool-timeout",
-    "tool-load",
-    "provider",
-    "connection",
-    "response-too-large",
-    "rate-limit",
-    "worker-crash",
-    "replay-missing",
-    "record",
 )
 USAGE_FIELDS = ("inputTokens", "outputTokens", "totalTokens")
 NO_USAGE = {name: None for name in USAGE_FIELDS}
@@ -74,6 +69,7 @@ def error_record(case_id: str, repeat: int, kind: str, message: str, elapsed_s: 
         "error": {"kind": kind, "message": message},
         "cost": 0.0 if priced else None,
         "repaired": None,
+        "batch": None,
     }
 
 
@@ -97,6 +93,7 @@ def recorded_response(
         "error": None,
         "cost": None,
         "repaired": None,
+        "batch": None,
     }
 
 
@@ -145,6 +142,7 @@ def _plain(row: dict) -> bool:
         and get("error") is None
         and (cost is None or type(cost) is int or (type(cost) is float and math.isfinite(cost)))
         and get("repaired") is None
+        and get("batch") is None
         and _REQUIRED <= row.keys()
     )
 
@@ -183,4 +181,17 @@ def record_problem(row: object) -> str | None:
     repaired = row.get("repaired")
     if repaired is not None and (type(repaired) is not list or not all(item in REPAIRS for item in repaired)):
         return f"repaired must be null or a list of {', '.join(REPAIRS)}"
+    batch = row.get("batch")
+    if batch is not None and (type(batch) is not list or not all(_batch_request(entry) for entry in batch)):
+        return f"batch must be null or a list of {{ {', '.join(BATCH_FIELDS)} }}"
     return None
+
+
+def _batch_request(entry: object) -> bool:
+    return (
+        type(entry) is dict
+        and type(entry.get("batch")) is str
+        and type(entry.get("customId")) is str
+        and type(entry.get("step")) is int
+        and type(entry.get("status")) is str
+    )

@@ -28,6 +28,7 @@ from typing import Iterator
 
 from trunchbull.rundir.judgments import cut_torn_line
 from trunchbull.rundir.layout import JUDGMENTS, RESPONSES, RESULTS, SUMMARY
+from trunchbull.rundir.batch_journal import JOURNAL, BatchJournal, read_journal
 from trunchbull.rundir.lock import run_dir_lock
 from trunchbull.rundir.log import RecordedRun, RecordLog, drop_damaged_lines, drop_error_records, read_records
 from trunchbull.rundir.results import write_results
@@ -67,6 +68,11 @@ class RunDirWriter:
         write_summary(self.path / SUMMARY, summary)
         mark_finished(meta)
         write_run_json(self.path, meta)
+
+    def batch_journal(self) -> BatchJournal:
+        """batches.jsonl (batch mode), open for appending with the state it records so far."""
+        path = self.path / JOURNAL
+        return BatchJournal(path, read_journal(path))
 
     def judgment_log(self) -> RecordLog:
         """judgments.jsonl, open for appending (one line per judge request and

@@ -13,7 +13,7 @@ by the Cornish–Fisher expansion (A&S 26.7.5), which is accurate there to
 from __future__ import annotations
 
 from functools import lru_cache
-from math import atan, cos, pi, sin, sqrt, tan
+from math import cos, pi, sin, sqrt, tan
 from statistics import NormalDist
 
 CONFIDENCE = 0.95
@@ -84,8 +84,3 @@ def t_quantile(p: float, df: int) -> float:
 def two_sided_p(statistic: float) -> float:
     """The two-sided p-value of a standard normal statistic."""
     return 2 * (1 - normal_cdf(abs(statistic)))
-
-
-def central_t_probability(t: float, df: int) -> float:
-    """P(|T| ≤ t) (for tests and callers that need the distribution itself)."""
-    return _central_t(atan(abs(t) / sqrt(df)), df)

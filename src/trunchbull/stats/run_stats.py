@@ -24,8 +24,21 @@ The input is a run's rows: each graded result (`evalId`, `caseId`,
   `null` when the price is unknown (and for a sample with no record). A
   group's cost is the sum of its samples' costs when every one is known,
   else `null`: unknown, never a partial sum and never 0.
+* **Per sample.** Tokens and cost per sample are the totals over the
+  group's samples divided by their number (errors included, as in the
+  totals): with `--repeat 3` the totals triple, the per-sample figures do not.
+* **Groups and the macro average.** A run's cases are grouped by their eval,
+  or by any other label of a case (`case_groups`: a breakdown by a field of
+  the cases' data); each group's figures are the figures above over its
+  cases, with the same intervals. The *micro* average is the mean over every
+  case (the overall figure); the *macro* average weighs every group alike,
+  the mean of the groups' means (`macro_average`), with no interval: it is a
+  point estimate (docs/decisions.md, "Breakdowns").
 * **Rounding**: every figure a user sees is rounded to DIGITS decimals, by
   `rounded`, here.
+* **Judges.** The judge requests of model-graded kinds are counted apart
+  from the model's figures, by the same token and cost rules
+  (judge_stats.py).
 
 Python's `statistics` does the arithmetic: one pass over the rows groups
 them by case, and a summary of 25,000 samples takes ~0.1 s, less than
@@ -34,17 +47,14 @@ polars takes to import (docs/decisions.md, "Grading and summaries").
 
 from __future__ import annotations
 
-from statistics import quantiles
-from typing import Iterable, Sequence
+from statistics import fmean, quantiles
+from typing import Callable, Iterable, Sequence
 
-from trunchbull.stats.agreement import agreement
 from trunchbull.stats.intervals import Moments, mean_interval
 from trunchbull.stats.passk import pass_at_k, pass_hat_k
 
 DIGITS = 6
 PERCENTILES = (50, 90, 99)
-TOKEN_KEYS = (("input", "inputTokens"), ("output", "outputTokens"), ("total", "totalTokens"))
-GRADES = ("C", "P", "I")  # a judge's grades (evaluators/verdicts.py), the categories of a panel's agreement
 
 
 def rounded(value: float | None) -> float | None:
@@ -82,6 +92,11 @@ def sample_latency(record: dict | None) -> float | None:
     """A sample's latency in ms (as recorded: an int or a float); None when not recorded."""
     latency = record.get("latencyMs") if record is not None else None
     return latency if type(latency) in (int, float) else None
+
+
+def cached_samples(records: Iterable[dict | None]) -> int:
+    """How many samples were served from the response cache (their records say `cached: true`)."""
+    return sum(1 for record in records if record is not None and record.get("cached") is True)
 
 
 class CaseTally:
@@ -261,6 +276,15 @@ class GroupTally:
         """The sum of the samples' costs when every one is known, else None (unknown)."""
         return round(self.cost, DIGITS) if self.cost_known else None
 
+    def per_sample(self) -> dict:
+        """Tokens and cost per sample: the totals over the number of samples
+        (None without samples; the cost None when it is unknown)."""
+        n = self.samples
+        if not n:
+            return {"tokens": None, "cost": None}
+        tokens = {key: rounded(value / n) for key, value in self.tokens().items()}
+        return {"tokens": tokens, "cost": rounded(self.cost / n) if self.cost_known else None}
+
     def rates(self) -> dict:
         """The pass rate and the mean score over cases, with their intervals."""
         return {
@@ -291,99 +315,65 @@ class GroupTally:
         return out
 
 
+# A case's group label from its (eval ID, case ID); None groups by eval.
+GroupOf = Callable[[str, str], str] | None
+
+
+def case_groups(
+    cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = (), group_of: GroupOf = None
+) -> dict[str, list[CaseTally]]:
+    """Group label → its cases, each case in one group: by eval, or by
+    `group_of(eval ID, case ID)`. The labels of `order` first (those with
+    cases), then the others as their first case comes."""
+    groups: dict[str, list[CaseTally]] = {label: [] for label in order}
+    if group_of is None:
+        for (eval_id, _), case in cases.items():
+            groups.setdefault(eval_id, []).append(case)
+    else:
+        for (eval_id, case_id), case in cases.items():
+            groups.setdefault(group_of(eval_id, case_id), []).append(case)
+    return {label: group for label, group in groups.items() if group}
+
+
 def eval_groups(cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = ()) -> dict[str, list[CaseTally]]:
     """Eval ID → its cases: the evals of `order` first (those with cases), then the others as they come."""
-    groups: dict[str, list[CaseTally]] = {eval_id: [] for eval_id in order}
-    for (eval_id, _), case in cases.items():
-        groups.setdefault(eval_id, []).append(case)
-    return {eval_id: group for eval_id, group in groups.items() if group}
+    return case_groups(cases, order)
 
 
 def grouped(
-    cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = ()
+    cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = (), group_of: GroupOf = None
 ) -> tuple[dict[str, GroupTally], GroupTally]:
-    """Each eval's group (`order` first, as eval_groups) and the overall
-    group, their merge: the one way every command sums a run's cases."""
-    evals = {eval_id: GroupTally.of(group) for eval_id, group in eval_groups(cases, order).items()}
-    return evals, GroupTally.merged(evals.values())
+    """Each group's tally (by eval, or by `group_of`: case_groups) and the
+    overall group, their merge: the one way every command sums a run's cases."""
+    groups = {label: GroupTally.of(group) for label, group in case_groups(cases, order, group_of).items()}
+    return groups, GroupTally.merged(groups.values())
 
 
-class JudgeTally:
-    """The judge requests a group's samples were graded with (SPEC §4.1),
-    apart from the model's own figures: how many, how many failed or came
-    from the cache, their tokens and cost (the same rules: an unknown cost
-    makes the sum unknown)."""
-
-    __slots__ = (
-        "requests",
-        "errors",
-        "cached",
-        "input_tokens",
-        "output_tokens",
-        "total_tokens",
-        "cost",
-        "cost_known",
-        "grades",
-    )
-
-    def __init__(self) -> None:
-        self.requests = self.errors = self.cached = 0
-        self.input_tokens = self.output_tokens = self.total_tokens = 0
-        self.cost = 0.0
-        self.cost_known = True
-        self.grades: dict[tuple, list] = {}  # (caseId, repeat) → each judge's grade (a panel: several)
-
-    def add(self, judgment: dict) -> None:
-        self.requests += 1
-        self.errors += judgment.get("outcome") == "error"
-        self.cached += bool(judgment.get("cached"))
-        tokens_in, tokens_out, tokens_total = sample_tokens(judgment)
-        self.input_tokens += tokens_in or 0
-        self.output_tokens += tokens_out or 0
-        self.total_tokens += tokens_total or 0
-        cost = sample_cost(judgment)
-        if cost is None:
-            self.cost_known = False
-        else:
-            self.cost += cost
-        self.grades.setdefault((judgment.get("caseId"), judgment.get("repeat")), []).append(judgment.get("grade"))
-
-    def statistics(self) -> dict:
-        out = {
-            "requests": self.requests,
-            "errors": self.errors,
-            "cached": self.cached,
-            "tokens": {"input": self.input_tokens, "output": self.output_tokens, "total": self.total_tokens},
-            "cost": round(self.cost, DIGITS) if self.cost_known else None,
-        }
-        panel = max((len(grades) for grades in self.grades.values()), default=0)
-        if panel >= 2:
-            out["panel"] = self.panel_agreement(panel)
-        return out
-
-    def panel_agreement(self, panel: int) -> dict:
-        """A panel's agreement (stats/agreement.py) over the samples every one of its judges graded."""
-        rows = [
-            [grades.count(grade) for grade in GRADES]
-            for grades in self.grades.values()
-            if len(grades) == panel and all(grade in GRADES for grade in grades)
-        ]
-        found = agreement(rows)
-        return {
-            "judges": panel,
-            "samples": found.samples,
-            "percentAgreement": rounded(found.percent),
-            "fleissKappa": rounded(found.kappa),
-        }
+def macro_mean(values: Iterable[float | None]) -> float | None:
+    """The mean of the values that are known (each group's alike); None when none is."""
+    known = [value for value in values if value is not None]
+    return fmean(known) if known else None
 
 
-def judge_tallies(judgments: Iterable[dict]) -> tuple[dict[str, JudgeTally], JudgeTally]:
-    """Each eval's judge tally (by the judgments' `evalId`) and the overall one."""
-    evals: dict[str, JudgeTally] = {}
-    overall = JudgeTally()
-    for judgment in judgments:
-        eval_id = judgment.get("evalId")
-        if isinstance(eval_id, str):
-            evals.setdefault(eval_id, JudgeTally()).add(judgment)
-        overall.add(judgment)
-    return evals, overall
+def macro_average(groups: Iterable[GroupTally]) -> dict:
+    """The macro average of groups: the mean of their pass rates and of
+    their mean scores, each group weighing the same (a point estimate)."""
+    parts = list(groups)
+    return {
+        "groups": len(parts),
+        "passRate": rounded(macro_mean(g.passes.mean for g in parts)),
+        "meanScore": rounded(macro_mean(g.scores.mean for g in parts)),
+    }
+
+
+def breakdown(
+    cases: dict[tuple[str, str], CaseTally], group_of: GroupOf, order: Iterable[str] = (), repeats: int = 1
+) -> dict:
+    """A run's figures per group (statistics(), as summary.json gives them
+    per eval), the macro average over the groups and the micro (overall)."""
+    groups, overall = grouped(cases, order, group_of)
+    return {
+        "groups": {label: group.statistics(repeats) for label, group in groups.items()},
+        "macro": macro_average(groups.values()),
+        "overall": overall.statistics(repeats),
+    }

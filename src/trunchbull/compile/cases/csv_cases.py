@@ -6,7 +6,7 @@ import csv
 import io
 
 from trunchbull.compile.cases.fields import CaseDraft, Report, Where, check_case
-from trunchbull.compile.cases.sources import DataFileSource
+from trunchbull.compile.cases.sources import DataFileSource, case_object_formats
 
 CSV_COLUMNS = ("id", "prompt", "expected", "description")
 
@@ -94,7 +94,8 @@ def _check_header(header: list[str], data_path: str, report: Report) -> bool:
                 Where(data_path, 1),
                 "csv-column",
                 f"unknown CSV column {name!r}",
-                "CSV supports only id, prompt, expected and description; use JSONL for other case fields",
+                f"CSV supports only {', '.join(CSV_COLUMNS[:-1])} and {CSV_COLUMNS[-1]}; "
+                f"use {case_object_formats()} for other case fields",
             )
             ok = False
         elif header.count(name) > 1:

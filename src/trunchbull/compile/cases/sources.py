@@ -5,14 +5,15 @@ registry finds them; adding a format is adding one module here."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass
 from functools import cache
 from typing import Callable
 
+from trunchbull.common.registry import find_entries
 from trunchbull.compile.cases.fields import CaseDraft, Report
 
+# The modules of this package that are no data-file format (every other one defines SOURCE).
+PLUMBING = ("context", "fields", "inline", "sources")
 # (file bytes, the file's root-relative path, the eval module's path, report) → the checked drafts
 Reader = Callable[[bytes, str, str, Report], "list[CaseDraft] | None"]
 
@@ -31,18 +32,19 @@ class DataFileSource:
 @cache
 def sources() -> dict[str, DataFileSource]:
     """Every data-file format by suffix, sorted by suffix."""
-    from trunchbull.compile import cases as package
-
-    found = []
-    for module in pkgutil.iter_modules(package.__path__):
-        source = getattr(importlib.import_module(f"{package.__name__}.{module.name}"), "SOURCE", None)
-        if isinstance(source, DataFileSource):
-            found.append(source)
+    found = find_entries("trunchbull.compile.cases", "SOURCE", DataFileSource, plumbing=PLUMBING)
     return {source.suffix: source for source in sorted(found, key=lambda s: s.suffix)}
 
 
 def source_for(path: str) -> DataFileSource | None:
     return next((s for suffix, s in sources().items() if path.endswith(suffix)), None)
+
+
+def case_object_formats() -> str:
+    """The formats whose cases are whole case objects (`JSONL`): where to go for
+    what a format whose rows give `expected` cannot hold."""
+    names = [source.name for source in sources().values() if not source.expected_from_rows]
+    return " or ".join(names)
 
 
 def suffixes(joiner: str) -> str:

@@ -34,7 +34,7 @@ class RunOutput:
 
 
 class OutputReader:
-    """Reads one run's stdout (see js/transform.mjs), a line at a time:
+    """Reads one run's stdout (see js/compile/transform.mjs), a line at a time:
     either one response line, or a header, the case lines (when sent) and a
     trailer, after which the run holds on until the caller decides whether it
     needs the lines (again). With `on_case`, each case of the first round is

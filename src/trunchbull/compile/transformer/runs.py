@@ -1,5 +1,5 @@
 """A transformer's two runs: each in a fresh sandboxed Node process
-(js/transform.mjs) whose environment differs on purpose.
+(js/compile/transform.mjs) whose environment differs on purpose.
 
 Both runs start together. Run 1 streams its cases, which are parsed and
 handed to the caller line by line while Node still writes them (and then
@@ -157,29 +157,60 @@ def run_both(
     are not kept; run 2 only reports the digest of its lines. After its
     trailer each run holds on until the other has reported: its lines are
     asked for (again) only when a comparison needs them."""
-    tc = toolchain()
-    readers = [OutputReader(on_case), OutputReader()]
-    results: list[SandboxResult | None] = [None, None]
-    failed: list[BaseException] = []
-    running: list[Running | None] = [None, None]
-    # What each run reported: its digest (holding) or, once ended, its output.
-    reports: list[str | RunOutput | None] = [None, None]
-    reported = [threading.Event(), threading.Event()]
+    both = _BothRuns(tmp, bundle, sources, install_dir, limits, on_case)
+    second = threading.Thread(target=both.run, args=(1,))
+    second.start()
+    both.run(0)
+    if both.failed:
+        both.abandoned.set()
+        if both.running[1] is not None:
+            lifetime.stop(both.running[1].proc)
+    second.join()
+    if both.failed:
+        raise both.failed[0]
+    done = [result for result in both.results if result is not None]
+    assert len(done) == 2  # both ran (or one failed, raised above)
+    return [reader.output(result) for reader, result in zip(both.readers, done)]
 
-    def needs_lines(index: int) -> bool:
+
+class _BothRuns:
+    """The state the two runs of run_both share, each run on its own thread."""
+
+    def __init__(
+        self,
+        tmp: Path,
+        bundle: Path,
+        sources: list[SourceFile],
+        install_dir: Path | None,
+        limits: Limits,
+        on_case: OnCase,
+    ):
+        self.setup = (tmp, bundle, sources, install_dir)
+        self.limits = limits
+        self.tc = toolchain()
+        self.readers = [OutputReader(on_case), OutputReader()]
+        self.results: list[SandboxResult | None] = [None, None]
+        self.failed: list[BaseException] = []
+        self.running: list[Running | None] = [None, None]
+        # What each run reported: its digest (holding) or, once ended, its output.
+        self.reports: list[str | RunOutput | None] = [None, None]
+        self.reported = [threading.Event(), threading.Event()]
+        self.abandoned = threading.Event()  # run 1 fails (an interrupt, above all): run 2 is not wanted any more
+
+    def needs_lines(self, index: int) -> bool:
         """Whether run `index`'s lines are needed to compare it with the other run."""
-        other = reports[1 - index]
+        other = self.reports[1 - index]
         if isinstance(other, str):
-            trailer = readers[index].trailer
+            trailer = self.readers[index].trailer
             return trailer is None or other != trailer["sha256"]
         return other is not None and other.response is not None and other.response.get("ok") is True
 
     # The deadline is for the transformer's own work: time spent waiting on
     # this process (streaming at the pace of the checks, waiting for the other
     # run) restarts it rather than counting against it.
-    def on_line(index: int, line: bytes) -> bool:
-        reader = readers[index]
-        handle = running[index]
+    def on_line(self, index: int, line: bytes) -> bool:
+        reader = self.readers[index]
+        handle = self.running[index]
         assert handle is not None, "a line before the process was spawned"
         before = reader.response
         if reader.feed(line):
@@ -188,13 +219,20 @@ def run_both(
             handle.start_deadline()
         if not reader.holding:
             return reader.complete
+        self.hold(index, handle)
+        return reader.complete
+
+    def hold(self, index: int, handle: Running) -> None:
+        """Run `index` has sent its trailer: report its digest, wait for the
+        other's, then ask for its lines or let it go."""
+        reader = self.readers[index]
         assert reader.trailer is not None  # holding
         handle.stop_deadline()
-        reports[index] = reader.trailer["sha256"]
-        reported[index].set()
-        reported[1 - index].wait()
+        self.reports[index] = reader.trailer["sha256"]
+        self.reported[index].set()
+        self.reported[1 - index].wait()
         handle.start_deadline()
-        ask = needs_lines(index)
+        ask = self.needs_lines(index)
         if ask:
             reader.ask_for_lines()
         else:
@@ -208,53 +246,36 @@ def run_both(
             stdin.close()
         except OSError:  # it ended meanwhile; its output says how
             pass
-        return reader.complete
 
-    abandoned = threading.Event()  # run 1 fails (an interrupt, above all): run 2 is not wanted any more
-
-    def spawned(index: int, handle: Running) -> None:
-        running[index] = handle
-        if abandoned.is_set():
+    def spawned(self, index: int, handle: Running) -> None:
+        self.running[index] = handle
+        if self.abandoned.is_set():
             lifetime.stop(handle.proc)
 
-    def run(index: int) -> None:
+    def run(self, index: int) -> None:
         try:
-            launch = _prepare(index, tmp, bundle, sources, install_dir, tc, "lines" if index == 0 else "digest")
-            results[index] = result = stream_sandboxed(
+            launch = _prepare(index, *self.setup, self.tc, "lines" if index == 0 else "digest")
+            self.results[index] = result = stream_sandboxed(
                 JS_DIR / "compile/transform.mjs",
                 launch.args,
-                lambda line: on_line(index, line),
+                lambda line: self.on_line(index, line),
                 channel=TRANSFORMER,
                 read_paths=launch.read_paths,
-                timeout=limits.deadline_s,
-                tc=tc,
+                timeout=self.limits.deadline_s,
+                tc=self.tc,
                 env=launch.env,
                 cwd=launch.cwd,
-                memory_mb=limits.memory_mb,
+                memory_mb=self.limits.memory_mb,
                 umask=launch.umask,
                 stdin_pipe=True,
-                on_spawn=lambda handle: spawned(index, handle),
+                on_spawn=lambda handle: self.spawned(index, handle),
             )
-            if reports[index] is None:
-                reports[index] = readers[index].output(result)
+            if self.reports[index] is None:
+                self.reports[index] = self.readers[index].output(result)
         except BaseException as err:  # re-raised in the calling thread
-            failed.append(err)
+            self.failed.append(err)
         finally:
-            reported[index].set()
-
-    second = threading.Thread(target=run, args=(1,))
-    second.start()
-    run(0)
-    if failed:
-        abandoned.set()
-        if running[1] is not None:
-            lifetime.stop(running[1].proc)
-    second.join()
-    if failed:
-        raise failed[0]
-    done = [result for result in results if result is not None]
-    assert len(done) == 2  # both ran (or one failed, raised above)
-    return [reader.output(result) for reader, result in zip(readers, done)]
+            self.reported[index].set()
 
 
 def run_one(

@@ -33,81 +33,75 @@ def read_sources(compiler: EvalContext, spec: dict, where: Where) -> list[Source
             "name each input file: sources: { questions: \"./questions.txt\" }",
         )
         return None
+    sources = [_read_source(compiler, name, text, where.at(name)) for name, text in spec.items()]
+    return [source for source in sources if source is not None] if None not in sources else None
 
-    def unreadable_source(here: Where, text: str, problem: FileProblem) -> None:
-        compiler.file_problem(
-            here,
-            problem,
-            f"source file {display(text)} ",
-            "transformer-source-missing",
-            "transformer-source-path",
-            "source paths are relative to the eval module",
+
+def _read_source(compiler: EvalContext, name: str, text: object, here: Where) -> SourceFile | None:
+    """One named source, checked (None: its problem is reported)."""
+    problem = source_name_problem(name)
+    if problem:
+        compiler.problem(here, "transformer-source-name", problem, None)
+        return None
+    if not isinstance(text, str):
+        compiler.problem(
+            here, "transformer-source-path", f"a source must be a file path, found {json_type(text)}", None
         )
+        return None
+    path, problem = resolve_inside(compiler.module_file.parent, text, compiler.root)
+    if problem:
+        compiler.problem(
+            here,
+            "transformer-source-path",
+            f"source {problem}",
+            "source paths are relative to the eval module and must stay inside the benchmark root",
+        )
+        return None
+    assert path is not None
+    info, unusable = probe(path)
+    if unusable:
+        _unreadable_source(compiler, here, text, unusable)
+        return None
+    assert info is not None  # probe gives the stat result when it finds no problem
+    rel = rel_posix(path, compiler.root)
+    size = info.st_size
+    if size > MAX_SOURCE_BYTES:
+        compiler.problem(
+            here,
+            "transformer-source-size",
+            f"source {rel} is {size:,} bytes; the limit per source is 50 MiB ({MAX_SOURCE_BYTES:,} bytes)",
+            "split the data, or pre-process it into a smaller file",
+        )
+        return None
+    try:
+        digest, bad_byte, identity = _hash_and_check_utf8(path)
+    except FileProblem as unreadable:
+        _unreadable_source(compiler, here, text, unreadable)
+        return None
+    if bad_byte is not None:
+        with open_file(path) as f:
+            line = f.read(bad_byte).count(b"\n") + 1
+        compiler.diags.error(
+            "transformer-source-encoding",
+            f"source {rel} is not valid UTF-8 (byte {bad_byte} on line {line}; it is named {name!r} by "
+            f"{compiler.report.path})",
+            file=rel,
+            line=line,
+            hint="save the file as UTF-8",
+        )
+        return None
+    return SourceFile(name, path, rel, digest, size, identity)
 
-    sources: list[SourceFile] = []
-    ok = True
-    for name, text in spec.items():
-        here = where.at(name)
-        problem = source_name_problem(name)
-        if problem:
-            compiler.problem(here, "transformer-source-name", problem, None)
-            ok = False
-            continue
-        if not isinstance(text, str):
-            compiler.problem(
-                here, "transformer-source-path", f"a source must be a file path, found {json_type(text)}", None
-            )
-            ok = False
-            continue
-        path, problem = resolve_inside(compiler.module_file.parent, text, compiler.root)
-        if problem:
-            compiler.problem(
-                here,
-                "transformer-source-path",
-                f"source {problem}",
-                "source paths are relative to the eval module and must stay inside the benchmark root",
-            )
-            ok = False
-            continue
-        assert path is not None
-        info, unusable = probe(path)
-        if unusable:
-            unreadable_source(here, text, unusable)
-            ok = False
-            continue
-        assert info is not None  # probe gives the stat result when it finds no problem
-        rel = rel_posix(path, compiler.root)
-        size = info.st_size
-        if size > MAX_SOURCE_BYTES:
-            compiler.problem(
-                here,
-                "transformer-source-size",
-                f"source {rel} is {size:,} bytes; the limit per source is 50 MiB ({MAX_SOURCE_BYTES:,} bytes)",
-                "split the data, or pre-process it into a smaller file",
-            )
-            ok = False
-            continue
-        try:
-            digest, bad_byte, identity = _hash_and_check_utf8(path)
-        except FileProblem as unreadable:
-            unreadable_source(here, text, unreadable)
-            ok = False
-            continue
-        if bad_byte is not None:
-            with open_file(path) as f:
-                line = f.read(bad_byte).count(b"\n") + 1
-            compiler.diags.error(
-                "transformer-source-encoding",
-                f"source {rel} is not valid UTF-8 (byte {bad_byte} on line {line}; it is named {name!r} by "
-                f"{compiler.report.path})",
-                file=rel,
-                line=line,
-                hint="save the file as UTF-8",
-            )
-            ok = False
-            continue
-        sources.append(SourceFile(name, path, rel, digest, size, identity))
-    return sources if ok else None
+
+def _unreadable_source(compiler: EvalContext, here: Where, text: str, problem: FileProblem) -> None:
+    compiler.file_problem(
+        here,
+        problem,
+        f"source file {display(text)} ",
+        "transformer-source-missing",
+        "transformer-source-path",
+        "source paths are relative to the eval module",
+    )
 
 
 def _hash_and_check_utf8(path: Path) -> tuple[str, int | None, tuple[int, int]]:

@@ -34,5 +34,5 @@ KIND = Kind(
     check=check,
     example={"kind": "contains", "expected": "30 days"},
     passes_when="`casefold(expected.strip())` is a substring of `casefold(output)`",
-    csv_expected=True,
+    from_rows="expected",
 )

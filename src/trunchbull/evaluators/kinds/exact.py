@@ -40,5 +40,5 @@ KIND = Kind(
     check=check,
     example={"kind": "exact", "expected": "30 days"},
     passes_when="`output.strip() == expected`",
-    csv_expected=True,
+    from_rows="expected",
 )

@@ -24,5 +24,5 @@ KIND = Kind(
     check=None,
     example={"kind": "non_empty"},
     passes_when="the trimmed output is not empty",
-    csv_expected=False,
+    from_rows="nothing",
 )

@@ -16,9 +16,15 @@ export async function createModel(spec, sdk, fetch) {
     const module = await import(new URL(`./${make.module}`, import.meta.url).href);
     return module[make.export](spec);
   }
+  const provider = createProvider(spec, sdk, fetch);
+  return make.method ? provider[make.method](spec.model) : provider(spec.model);
+}
+
+// The provider of an official @ai-sdk/* package (its batch API, for the batch caller: batch.mjs).
+export function createProvider(spec, sdk, fetch) {
+  const make = spec.make;
   const factory = make?.factory ? sdk[make.factory] : undefined;
   if (typeof factory !== "function") throw new Error(`provider ${JSON.stringify(spec.provider)} cannot be made here`);
   const { baseURL, query } = splitBaseUrl(spec.baseUrl);
-  const provider = factory({ apiKey: spec.apiKey, baseURL, fetch: withQuery(fetch, query), ...make.options });
-  return make.method ? provider[make.method](spec.model) : provider(spec.model);
+  return factory({ apiKey: spec.apiKey, baseURL, fetch: withQuery(fetch, query), ...make.options, ...spec.factoryOptions });
 }

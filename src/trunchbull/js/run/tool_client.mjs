@@ -159,7 +159,10 @@ export class ToolClient {
       out[offered] = ai.tool({
         description: spec.description,
         inputSchema: ai.jsonSchema(spec.inputSchema, validate ? { validate } : undefined),
-        execute: (input, options) => this._execute(name, input, options, sample),
+        execute: (input, options) => {
+          sample.ran?.push([name, input]); // a batch sample's next step executes them again first
+          return this._execute(name, input, options, sample);
+        },
       });
     }
     return out;
@@ -208,6 +211,16 @@ export class ToolClient {
       return cappedToolResult(output, this.maxToolResultBytes, sample.repairs);
     });
     return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  }
+
+  // The tool executions of a batch sample's earlier steps ([release tool name, input], in order),
+  // made again in its fresh instances so that their state is what it was; results are dropped.
+  async replay(executions, sample) {
+    for (const [name, input] of executions) {
+      if (!this.specs[name]) continue;
+      await this._execute(name, input, { toolCallId: "trunchbull-replay", messages: [] }, sample).catch(() => {});
+      if (sample.failure) throw sample.failure;
+    }
   }
 
   // Sample k ended: the executor drops its tools (their abort signal fires).

@@ -18,7 +18,9 @@
 //     maxRecordBytes, maxResponseBytes, maxToolResultBytes, maxReplyBytes (limits.mjs, http.mjs),
 //     tools: { name: { module, description, inputSchema } } }
 // then one line per sample: { k, caseId, repeat, system, prompt, tools: [names] },
-// or { giveBack: [k, ...] } (below).
+// or, in batch mode, per step of a sample the same with `batch` (the
+// provider's reply read from a batch, and the sample's earlier steps:
+// batch_step.mjs), or { giveBack: [k, ...] } (below).
 // The end of stdin ends the worker at once (the parent has what it asked
 // for, or has gone away).
 // Protocol lines (node/protocol.py; records finished together share a write):
@@ -32,6 +34,8 @@
 //   s <TAB> k <TAB> n          tool call (or tool-module import) n of sample k starts
 //   e <TAB> k <TAB> n          ... and ends (both as the tool executor says, while k runs)
 //   r <TAB> k <TAB> kind|- <TAB> record JSON   sample k is done (its error kind, or -)
+//   b <TAB> k <TAB> step JSON  batch mode: sample k's step is done and its loop goes on (the
+//                              step, and the conversation its next request sends)
 //   u <TAB> k                  sample k, given back, was never started
 import { writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -39,10 +43,11 @@ import { echoModel } from "./model_echo.mjs";
 import { createModel } from "./models.mjs";
 import { SAMPLE_HEADER, retryingFetch } from "./fetch.mjs";
 import { httpFetch } from "./http.mjs";
-import { limitedModel, recordLine, shallow } from "./limits.mjs";
+import { limitedModel } from "./limits.mjs";
 import { LineReader } from "./lines.mjs";
+import { StepTotals, classify, jsonSafe, recordOf } from "./record.mjs";
+import { runBatchStep } from "./batch_step.mjs";
 import { ToolClient, ToolLoadError } from "./tool_client.mjs";
-import { plainStringifySafe, toJsonData } from "../shared/json_walk.mjs";
 import { errorText } from "../shared/intrinsics.mjs";
 import { blockOnFullPipes } from "../shared/blocking_output.mjs";
 
@@ -118,65 +123,6 @@ function scrub(text) {
   return out.replace(/(bearer\s+)[^\s"',]+/gi, "$1[redacted]");
 }
 
-function jsonSafe(value) {
-  if (value === undefined) return null;
-  try {
-    const text = stringify(value); // what the model was sent (toJSON included)
-    return text === undefined ? null : parse(text);
-  } catch {
-    return errorText(value);
-  }
-}
-
-function classify(err, sample) {
-  if (sample.failure) return { kind: sample.failure.trunchbullKind ?? "error", message: sample.failure.message };
-  if (err && typeof err === "object" && typeof err.trunchbullKind === "string") return { kind: err.trunchbullKind, message: err.message };
-  // the transport's own failures (http.mjs), as the provider wrapped them
-  const kind = err && typeof err === "object" ? (err.cause?.trunchbullKind ?? err.cause?.cause?.trunchbullKind) : undefined;
-  if (typeof kind === "string") return { kind, message: `${errorText(err)}; cause: ${errorText(err.cause)}` };
-  const status = err && typeof err === "object" ? err.statusCode : undefined;
-  if (status === 429) return { kind: "rate-limit", message: `${errorText(err)} (HTTP 429 after ${sample.retries} retries)` };
-  if (typeof status === "number") return { kind: "provider", message: `${errorText(err)} (HTTP ${status})` };
-  const cause = err && typeof err === "object" && err.cause ? `; cause: ${errorText(err.cause)}` : "";
-  return { kind: "provider", message: `${errorText(err)}${cause}` };
-}
-
-function usageOf(u) {
-  const n = (v) => (Number.isFinite(v) ? v : null);
-  return { inputTokens: n(u?.inputTokens), outputTokens: n(u?.outputTokens), totalTokens: n(u?.totalTokens) };
-}
-
-function addUsage(total, u) {
-  for (const key of ["inputTokens", "outputTokens", "totalTokens"]) {
-    if (Number.isFinite(u?.[key])) total[key] = (total[key] ?? 0) + u[key];
-  }
-}
-
-// A step's cost at `prices` (USD per token: input, output, cachedInput).
-function stepCost(u, prices) {
-  const input = Number.isFinite(u?.inputTokens) ? u.inputTokens : 0;
-  const output = Number.isFinite(u?.outputTokens) ? u.outputTokens : 0;
-  const read = u?.inputTokenDetails?.cacheReadTokens ?? u?.cachedInputTokens;
-  const cached = Number.isFinite(read) ? Math.min(read, input) : 0;
-  return (input - cached) * prices.input + cached * prices.cachedInput + output * prices.output;
-}
-
-// A step's tool calls (each with `step`, the 0-based model call that made it: an evaluator may
-// grade the first step only, as single-turn function-calling benchmarks do) and tool results.
-function stepParts(step, index, calls, results, repairs) {
-  for (const call of step.toolCalls ?? []) {
-    const input = shallow(jsonSafe(call.input), repairs);
-    calls.push({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input, step: index });
-  }
-  for (const part of step.content ?? []) {
-    if (part.type === "tool-result") {
-      results.push({ toolCallId: part.toolCallId, toolName: part.toolName, output: shallow(jsonSafe(part.output), repairs) });
-    } else if (part.type === "tool-error") {
-      results.push({ toolCallId: part.toolCallId, toolName: part.toolName, error: scrub(errorText(part.error)) });
-    }
-  }
-}
-
 // stdin split into lines by hand (lines.mjs; from the run: no bound): a
 // readline async iterator costs a promise and a turn per line, and the
 // samples come in batches.
@@ -212,10 +158,13 @@ try {
     secret = spec.apiKey || null;
     delete process.env[spec.apiKeyEnv]; // nothing else here needs it
   }
-  const transport = (url, init) => httpFetch(url, init, undefined, config.maxReplyBytes);
-  const made = await createModel(spec, ai, retryingFetch(config.retries, inProgress, transport, (k) => sendSoon(`c\t${k}`)));
-  const sampleOf = (params) => inProgress.get(Number(params?.headers?.[SAMPLE_HEADER]))?.repairs ?? null;
-  model = limitedModel(made, config.maxResponseBytes, sampleOf);
+  if (!config.batch) {
+    // (in batch mode the model callers call no provider: the replies come from the batches)
+    const transport = (url, init) => httpFetch(url, init, undefined, config.maxReplyBytes);
+    const made = await createModel(spec, ai, retryingFetch(config.retries, inProgress, transport, (k) => sendSoon(`c\t${k}`)));
+    const sampleOf = (params) => inProgress.get(Number(params?.headers?.[SAMPLE_HEADER]))?.repairs ?? null;
+    model = limitedModel(made, config.maxResponseBytes, sampleOf);
+  }
   if (TOOLS_TO_FD !== null) {
     toolClient = new ToolClient(TOOLS_TO_FD, TOOLS_FROM_FD, {
       specs: config.tools, toolTimeoutMs: config.toolTimeoutMs, maxToolResultBytes: config.maxToolResultBytes,
@@ -247,23 +196,24 @@ try {
   send(`fatal\t${stringify({ message: scrub(errorText(err)) })}`);
   process.exit(1);
 }
-const described = typeof model.describe === "function" ? jsonSafe(model.describe()) : null;
+const described = typeof model?.describe === "function" ? jsonSafe(model.describe()) : null;
 send(`ready\t${stringify({ model: described, rssBytes: process.memoryUsage().rss })}`);
 
 const settings = config.settings;
 const prices = config.prices ?? null; // null: the model's price is unknown
 
 async function runSample(request) {
+  if (request.batch) {
+    const out = await runBatchStep(request, { ai, model, toolClient, config, prices, scrub, inProgress });
+    if (out.record) sendSoon(`r\t${request.k}\t${out.kind}\t${out.record}`);
+    else sendSoon(`b\t${request.k}\t${out.step}`);
+    return;
+  }
   const started = performance.now();
   const controller = new AbortController();
   const sample = { k: request.k, controller, failure: null, retries: 0, repairs: new Set() };
   inProgress.set(request.k, sample);
-  const calls = [];
-  const results = [];
-  const usage = {};
-  let steps = 0;
-  let cost = 0;
-  let lastFinish = null;
+  const totals = new StepTotals(prices, scrub);
   const timer = setTimeout(() => {
     const err = new Error(`the sample did not finish within the ${config.timeoutMs / 1000} s timeout`);
     err.trunchbullKind = "timeout";
@@ -295,55 +245,34 @@ async function runSample(request) {
         providerOptions: { trunchbull: { caseId: request.caseId, repeat: request.repeat } },
         headers: { [SAMPLE_HEADER]: String(request.k) },
         ...settings,
-        onStepFinish: (step) => {
-          steps += 1;
-          lastFinish = step.finishReason;
-          stepParts(step, steps - 1, calls, results, sample.repairs);
-          addUsage(usage, step.usage);
-          if (prices) cost += stepCost(step.usage, prices);
-        },
+        onStepFinish: (step) => totals.add(step, sample.repairs),
       });
       output = result.text;
-      finishReason = result.finishReason ?? lastFinish;
+      finishReason = result.finishReason ?? totals.lastFinish;
     })();
   } catch (err) {
     error = classify(err, sample);
     error.message = scrub(error.message);
-    finishReason = lastFinish;
+    finishReason = totals.lastFinish;
   } finally {
     clearTimeout(timer);
     inProgress.delete(request.k);
     if (request.tools.length && toolClient) toolClient.close(request.k);
   }
-  const record = {
-    caseId: request.caseId,
-    repeat: request.repeat,
-    output,
-    toolCalls: calls,
-    toolResults: results,
-    steps,
-    finishReason,
-    usage: usageOf(usage),
-    latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
-    attempts: 1 + sample.retries,
-    cached: false,
-    error,
-    cost: prices ? Math.round(cost * 1e9) / 1e9 : null,
-    repaired: sample.repairs.size ? [...sample.repairs].sort() : null,
-  };
-  let line;
-  try {
-    // Tool code may have made a toJSON reachable from plain objects: then the
-    // record goes out as a null-prototype copy, which JSON.stringify cannot hook.
-    const toText = plainStringifySafe() ? stringify : (value) => stringify(toJsonData(value).value);
-    line = recordLine(record, config.maxRecordBytes, toText);
-  } catch (err) {
-    record.output = "";
-    record.toolCalls = [];
-    record.toolResults = [];
-    record.error = { kind: "record", message: `the sample cannot be recorded: ${errorText(err)}` };
-    line = stringify(record);
-  }
+  const { record, line } = recordOf(
+    {
+      caseId: request.caseId,
+      repeat: request.repeat,
+      output,
+      totals,
+      finishReason,
+      latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+      attempts: 1 + sample.retries,
+      error,
+      repairs: sample.repairs,
+    },
+    config.maxRecordBytes,
+  );
   sendSoon(`r\t${request.k}\t${record.error ? record.error.kind : "-"}\t${line}`);
 }
 

@@ -8,7 +8,7 @@ from trunchbull.common.diagnostics import UsageError
 from trunchbull.report.compare.paired import compare_results
 from trunchbull.report.run_cases import run_cases
 from trunchbull.rundir.reader import RunDirectory
-from trunchbull.stats.run_stats import CaseTally, grouped
+from trunchbull.stats.run_stats import CaseTally, GroupOf, grouped
 
 RUN_FIGURES = ("samples", "errors", "passRate", "passRateCI", "meanScore", "meanScoreCI", "tokens", "cost")
 
@@ -25,7 +25,14 @@ def describe_run(run: RunDirectory, cases: dict[tuple[str, str], CaseTally]) -> 
     }
 
 
-def compare_runs(a: RunDirectory, b: RunDirectory, allow_release_change: bool = False) -> dict:
+def compare_runs(
+    a: RunDirectory,
+    b: RunDirectory,
+    allow_release_change: bool = False,
+    by: str | None = None,
+    group_of: GroupOf = None,
+) -> dict:
+    """`by` (the field of `--by`) with `group_of` (its groups) adds the breakdown."""
     changed = a.digest != b.digest
     if changed and not allow_release_change:
         raise UsageError(
@@ -41,5 +48,6 @@ def compare_runs(a: RunDirectory, b: RunDirectory, allow_release_change: bool = 
         "a": describe_run(a, cases_a),
         "b": describe_run(b, cases_b),
         "releaseChanged": changed,
-        **compare_results(by_id_a, by_id_b, order),
+        **({"by": by} if by else {}),
+        **compare_results(by_id_a, by_id_b, order, breakdown=by is not None, group_of=group_of),
     }

@@ -13,6 +13,13 @@ the mean of the per-case differences d, with its 95% interval
 it stays inside [−1, 1]), the paired standard error, and the minimum
 difference detectable at 80% power with that standard error (`mdd80`).
 
+With a breakdown (`--by FIELD`), the same figures per group of cases
+(`groups`), and their macro average (`macro`: the mean of the groups'
+means and differences, each group alike, a point estimate; the overall row
+is the micro average, every case alike). Each group's interval is the
+paired interval over its cases; the groups' intervals are not corrected
+for being many (the verdict is the overall one).
+
 A case *regressed* when its pass rate is lower in B than in A, *fixed* when it
 is higher, *unchanged* when equal: with one sample per case, exactly pass→fail,
 fail→pass and the rest. Regressions are listed largest drop first.
@@ -22,19 +29,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from trunchbull.stats.paired import PairedDifference
 from trunchbull.stats.paired import paired_difference as paired_statistics
 from trunchbull.stats.quantiles import CONFIDENCE, POWER
-from trunchbull.stats.run_stats import CaseTally, rounded
+from trunchbull.stats.run_stats import CaseTally, GroupOf, macro_mean, rounded
 
 
-def paired_difference(a: list[CaseTally], b: list[CaseTally]) -> dict:
-    """B − A over paired cases (the same case at the same position): the
-    means, the difference with its interval, standard error and mdd80."""
-    result = paired_statistics(
+def paired_result(a: list[CaseTally], b: list[CaseTally]) -> PairedDifference | None:
+    """B − A over paired cases (the same case at the same position), both scored."""
+    return paired_statistics(
         [case.score for case in a],  # type: ignore[misc]  # both scored
         [case.score for case in b],  # type: ignore[misc]
         [min(x.scored, y.scored) for x, y in zip(a, b)],
     )
+
+
+def paired_json(result: PairedDifference | None) -> dict:
+    """B − A over paired cases: the means, the difference with its
+    interval, standard error and mdd80."""
     if result is None:
         return {
             "n": 0,
@@ -68,10 +80,21 @@ class _Group:
     excluded: int = 0
     added: int = 0
     removed: int = 0
+    _result: tuple[PairedDifference | None] | None = field(default=None, repr=False)
+
+    def result(self) -> PairedDifference | None:
+        if self._result is None:
+            self._result = (paired_result(self.a, self.b),)
+        return self._result[0]
+
+    def counted(self) -> bool:
+        return bool(
+            self.a or self.excluded or self.added or self.removed or self.regressed or self.fixed or self.unchanged
+        )
 
     def to_json(self) -> dict:
         return {
-            **paired_difference(self.a, self.b),
+            **paired_json(self.result()),
             "regressed": self.regressed,
             "fixed": self.fixed,
             "unchanged": self.unchanged,
@@ -138,16 +161,34 @@ def _place(case_id: str, a: CaseTally | None, b: CaseTally | None, groups: list[
         lists.changes.append((kind, entry))
 
 
+def _macro(groups: dict[str, _Group]) -> dict:
+    """The macro average over the groups with shared scored cases: each group's means and difference alike."""
+    results = [r for r in (g.result() for g in groups.values()) if r is not None]
+    return {
+        "groups": len(results),
+        "meanA": rounded(macro_mean(r.mean_a for r in results)),
+        "meanB": rounded(macro_mean(r.mean_b for r in results)),
+        "difference": rounded(macro_mean(r.difference for r in results)),
+    }
+
+
 def compare_results(
-    cases_a: dict[str, CaseTally], cases_b: dict[str, CaseTally], eval_order: list[str] | None = None
+    cases_a: dict[str, CaseTally],
+    cases_b: dict[str, CaseTally],
+    eval_order: list[str] | None = None,
+    breakdown: bool = False,
+    group_of: GroupOf = None,
 ) -> dict:
     """The comparison of run B against run A (each: case ID → its tally,
     stats/run_stats.py): `overall`, `evals` (eval ID → the same shape), and
     the case lists: `regressedCases` and `fixedCases` (IDs), `changedCases`
     (regressions then fixes, each with its pass rates and scores in both
-    runs), `excludedCases`, `addedCases`, `removedCases`."""
+    runs), `excludedCases`, `addedCases`, `removedCases`. With
+    `breakdown`, also `groups` (label → the same shape: by `group_of`, or
+    by eval when it is None) and `macro`."""
     order = [*(eval_order or []), *(c.eval_id for c in cases_b.values()), *(c.eval_id for c in cases_a.values())]
     groups = {eval_id: _Group() for eval_id in dict.fromkeys(order)}
+    by_group: dict[str, _Group] = {}
     overall = _Group()
     lists = _Cases()
     case_ids = list(dict.fromkeys([*cases_a, *cases_b]))
@@ -155,7 +196,11 @@ def compare_results(
         a, b = cases_a.get(case_id), cases_b.get(case_id)
         present = b or a
         assert present is not None  # the ID came from one of the two runs
-        _place(case_id, a, b, [groups[present.eval_id], overall], lists)
+        places = [groups[present.eval_id], overall]
+        if breakdown:
+            label = present.eval_id if group_of is None else group_of(present.eval_id, case_id)
+            places.append(by_group.setdefault(label, _Group()))
+        _place(case_id, a, b, places, lists)
     position = {case_id: i for i, case_id in enumerate(case_ids)}
 
     def by_change(item: dict) -> tuple:
@@ -163,14 +208,14 @@ def compare_results(
 
     regressed = sorted((c for kind, c in lists.changes if kind == "regressed"), key=by_change)
     fixed = sorted((c for kind, c in lists.changes if kind == "fixed"), key=by_change)
+    per_group = {}
+    if breakdown:
+        per_group = {"groups": {label: g.to_json() for label, g in by_group.items()}, "macro": _macro(by_group)}
     return {
         "method": METHOD,
         "overall": overall.to_json(),
-        "evals": {
-            eval_id: g.to_json()
-            for eval_id, g in groups.items()
-            if g.a or g.excluded or g.added or g.removed or g.regressed or g.fixed or g.unchanged
-        },
+        "evals": {eval_id: g.to_json() for eval_id, g in groups.items() if g.counted()},
+        **per_group,
         "regressedCases": [c["caseId"] for c in regressed],
         "fixedCases": [c["caseId"] for c in fixed],
         "changedCases": [*regressed, *fixed],

@@ -82,10 +82,20 @@ def power_line(mdd: float, n: int) -> str:
     )
 
 
-def render_comparison(comparison: dict, a: dict, b: dict) -> str:
-    """`a`, `b`: each run's runDir, model, release and its own figures (`overall`)."""
-    rows = [*comparison["evals"].items(), ("overall", comparison["overall"])]
-    cells = [COLUMNS]
+def verdict(overall: dict) -> tuple[str, str]:
+    """(worse | better | same | none, the sentence) of the overall difference."""
+    ci = overall["ci"]
+    if ci is None:
+        return "none", "too few shared cases for an interval"
+    if ci[1] < 0:
+        return "worse", "B is significantly worse than A (the 95% CI is below 0)"
+    if ci[0] > 0:
+        return "better", "B is significantly better than A (the 95% CI is above 0)"
+    return "same", "no significant difference (the 95% CI contains 0)"
+
+
+def _table(first: str, rows: list[tuple[str, dict]]) -> list[str]:
+    cells = [(first, *COLUMNS[1:])]
     for eval_id, g in rows:
         cells.append(
             (
@@ -102,26 +112,43 @@ def render_comparison(comparison: dict, a: dict, b: dict) -> str:
                 f"{g['excluded']:,}",
             )
         )
+    return table_lines(cells)
+
+
+def _breakdown_lines(comparison: dict) -> list[str]:
+    """With --by: a row per group, the macro average above the overall (micro) row."""
+    if "groups" not in comparison:
+        return []
+    macro = comparison["macro"]
+    lines = _table(comparison["by"], [*comparison["groups"].items(), ("overall (micro)", comparison["overall"])])
+    macro_line = (
+        f"macro ({macro['groups']:,} groups): A {_number(macro['meanA'])}, B {_number(macro['meanB'])}, "
+        f"B - A {_signed(macro['difference'])} (each group alike; no interval)"
+    )
+    return [
+        f"by {comparison['by']}: {len(comparison['groups']):,} group(s), each with its own 95% CI (not corrected "
+        "for their number; the verdict is the overall one)",
+        *lines,
+        macro_line,
+    ]
+
+
+def render_comparison(comparison: dict, a: dict, b: dict) -> str:
+    """`a`, `b`: each run's runDir, model, release and its own figures (`overall`)."""
     out = [
         *_run_lines("A", a),
         *_run_lines("B", b),
         "A is the baseline, B the run judged. Paired difference of mean scores (B - A) over the cases both runs "
         "graded; 95% CI: square-and-add over the cases B improved and those it regressed; MDD80: the smallest "
         "true difference these cases detect with 80% power",
-        *table_lines(cells),
+        *_table("eval", [*comparison["evals"].items(), ("overall", comparison["overall"])]),
+        *_breakdown_lines(comparison),
     ]
     overall = comparison["overall"]
     if overall["excluded"]:
         out.append(f"left out: {overall['excluded']:,} case(s) without a non-error sample in both runs")
     ci = overall["ci"]
-    if ci is None:
-        out.append("verdict: too few shared cases for an interval")
-    elif ci[1] < 0:
-        out.append("verdict: B is significantly worse than A (the 95% CI is below 0)")
-    elif ci[0] > 0:
-        out.append("verdict: B is significantly better than A (the 95% CI is above 0)")
-    else:
-        out.append("verdict: no significant difference (the 95% CI contains 0)")
+    out.append("verdict: " + verdict(overall)[1])
     mdd = overall.get("mdd80")
     if ci is not None and ci[0] <= 0 <= ci[1] and mdd:
         out.append(power_line(mdd, overall["n"]))

@@ -2,21 +2,18 @@
 with the standard library's csv module. Structured fields (details, tool
 calls) are JSON text in their cell; tokens, cost and latency are read from
 the record as the summary reads them (stats/run_stats.py): empty when
-unknown."""
+unknown. With `--by FIELD`, a last column named FIELD holds each sample's
+group."""
 
 from __future__ import annotations
 
 import csv
 import io
-from typing import TYPE_CHECKING
 
 import orjson
 
-from trunchbull.report.exports.formats import ExportFormat
+from trunchbull.report.exports.formats import Exported, ExportFormat
 from trunchbull.stats.run_stats import sample_cost, sample_latency, sample_tokens
-
-if TYPE_CHECKING:  # the CLI lists the formats without loading a run directory's reader
-    from trunchbull.rundir.reader import RunDirectory
 
 COLUMNS = (
     "caseId",
@@ -53,10 +50,11 @@ def _cell(value: object) -> object:
     return value
 
 
-def results_csv(run: RunDirectory) -> str:
+def results_csv(exported: Exported) -> str:
+    run = exported.run
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(COLUMNS)
+    writer.writerow([*COLUMNS, *([exported.by] if exported.by else [])])
     for row in run.results:
         found = run.record_of(row)
         record = found or {}
@@ -84,6 +82,7 @@ def results_csv(run: RunDirectory) -> str:
                     record.get("cached"),
                     error.get("kind"),
                     error.get("message"),
+                    *([exported.group(row)] if exported.by else []),
                 )
             ]
         )
@@ -95,5 +94,5 @@ FORMAT = ExportFormat(
     order=2,
     title="CSV",
     description="a CSV with one row per sample",
-    write=lambda run: results_csv(run).encode(),
+    write=lambda exported: results_csv(exported).encode(),
 )

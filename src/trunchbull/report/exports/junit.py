@@ -1,8 +1,9 @@
 """JUnit XML of a run (SPEC §9) for CI test reporters (GitHub Actions,
 GitLab, Jenkins): one <testsuite> per eval, one <testcase> per sample; a
 `fail` sample is a <failure> with the evaluator's message, an `error` sample
-an <error>. Written with xml.etree.ElementTree; characters XML 1.0 cannot
-carry (control characters in model output) become U+FFFD."""
+an <error>. With `--by FIELD`, each <testcase> carries its group as a
+property named FIELD. Written with xml.etree.ElementTree; characters XML
+1.0 cannot carry (control characters in model output) become U+FFFD."""
 
 from __future__ import annotations
 
@@ -11,12 +12,10 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from trunchbull.report.exports.formats import ExportFormat
+from trunchbull.report.exports.formats import Exported, ExportFormat
 
-if TYPE_CHECKING:  # the CLI lists the formats without loading a run directory's reader or XML
+if TYPE_CHECKING:  # the CLI lists the formats without loading XML
     import xml.etree.ElementTree as ET
-
-    from trunchbull.rundir.reader import RunDirectory
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -47,9 +46,10 @@ class _Counts:
         element.set("time", f"{self.ms / 1000:.3f}")
 
 
-def junit_xml(run: RunDirectory) -> bytes:
+def junit_xml(exported: Exported) -> bytes:
     import xml.etree.ElementTree as ET
 
+    run = exported.run
     release = run.meta.get("release") or {}
     title = " ".join(str(p) for p in (release.get("title"), release.get("version")) if p)
     root = ET.Element("testsuites", {"name": _text(f"{title or 'trunchbull'} — {run.model}")})
@@ -74,6 +74,9 @@ def junit_xml(run: RunDirectory) -> bytes:
         case = ET.SubElement(suite, "testcase", {"classname": _text(eval_id), "name": _text(name)})
         if latency is not None:
             case.set("time", _seconds(latency))
+        if exported.by:
+            properties = ET.SubElement(case, "properties")
+            ET.SubElement(properties, "property", {"name": _text(exported.by), "value": _text(exported.group(row))})
         outcome = row["outcome"]
         message = _text(row.get("message") or "")
         if outcome == "fail":

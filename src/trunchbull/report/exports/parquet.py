@@ -3,20 +3,19 @@ per sample with every field of its record and of its grade, in typed
 columns. Tool calls and results are lists of structs whose free-form parts
 (a call's input, a result's output, the evaluator's details, provider
 metadata) are JSON text; `model` and `releaseDigest` make the files of
-several runs concatenable in a notebook or a warehouse."""
+several runs concatenable in a notebook or a warehouse. From the release,
+each case's prompt, system prompt, expected answer, evaluator spec and data
+(null when the release is not available); with `--by FIELD`, a column named
+FIELD holds each sample's group."""
 
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
 
 import orjson
 
-from trunchbull.report.exports.formats import ExportFormat
+from trunchbull.report.exports.formats import Exported, ExportFormat
 from trunchbull.stats.run_stats import sample_cost, sample_latency, sample_tokens
-
-if TYPE_CHECKING:  # the CLI lists the formats without loading a run directory's reader
-    from trunchbull.rundir.reader import RunDirectory
 
 
 def _json(value: object) -> str | None:
@@ -64,8 +63,31 @@ def _results(record: dict) -> list[dict]:
     ]
 
 
-def rows(run: RunDirectory) -> dict[str, list]:
-    columns: dict[str, list] = {name: [] for name in SCHEMA}
+def expected_answer(case: dict) -> str | None:
+    """The `expected` of the case's evaluator spec (the first spec with one,
+    when it has several): a string as it is, another value as JSON text."""
+    evaluate = case.get("evaluate")
+    specs = evaluate if isinstance(evaluate, list) else [evaluate]
+    for spec in specs:
+        if type(spec) is dict and "expected" in spec:
+            value = spec["expected"]
+            return value if type(value) is str else _json(value)
+    return None
+
+
+def _from_release(case: dict) -> dict:
+    return {
+        "prompt": _text(case.get("prompt")),
+        "systemPrompt": _text(case.get("systemPrompt")),
+        "expected": expected_answer(case),
+        "evaluate": _json(case.get("evaluate")),
+        "data": _json(case.get("data")),
+    }
+
+
+def rows(exported: Exported) -> dict[str, list]:
+    run = exported.run
+    columns: dict[str, list] = {name: [] for name in [*SCHEMA, *([exported.by] if exported.by else [])]}
     digest, model = run.digest, run.model
     for result in run.results:
         found = run.record_of(result)
@@ -102,7 +124,10 @@ def rows(run: RunDirectory) -> dict[str, list]:
             "errorMessage": _text(error.get("message")),
             "model": model,
             "releaseDigest": digest,
+            **_from_release(exported.case(result)),
         }
+        if exported.by:
+            values[exported.by] = exported.group(result)
         for name, value in values.items():
             columns[name].append(value)
     return columns
@@ -142,21 +167,29 @@ def _schema() -> dict:
         "errorMessage": pl.String,
         "model": pl.String,
         "releaseDigest": pl.String,
+        "prompt": pl.String,
+        "systemPrompt": pl.String,
+        "expected": pl.String,
+        "evaluate": pl.String,
+        "data": pl.String,
     }
 
 
 SCHEMA = (
     "caseId evalId repeat outcome score evaluator message details gradeMs recorded output toolCalls toolResults "
     "steps finishReason inputTokens outputTokens totalTokens cachedInputTokens costUsd latencyMs attempts cached "
-    "repaired errorKind errorMessage model releaseDigest"
+    "repaired errorKind errorMessage model releaseDigest prompt systemPrompt expected evaluate data"
 ).split()
 
 
-def parquet_bytes(run: RunDirectory) -> bytes:
+def parquet_bytes(exported: Exported) -> bytes:
     """The whole file (the export command writes it atomically)."""
     import polars as pl
 
-    frame = pl.DataFrame(rows(run), schema=_schema())
+    schema = _schema()
+    if exported.by:
+        schema[exported.by] = pl.String
+    frame = pl.DataFrame(rows(exported), schema=schema)
     out = io.BytesIO()
     frame.write_parquet(out, compression="zstd", statistics=True)
     return out.getvalue()
@@ -169,4 +202,5 @@ FORMAT = ExportFormat(
     description="Parquet (one row per sample, every field of the record and its grade in typed columns; needs -o)",
     write=parquet_bytes,
     to_stdout=False,
+    reads_release=True,
 )

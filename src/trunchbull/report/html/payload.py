@@ -11,7 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 import orjson
 
 from trunchbull import __version__
-from trunchbull.report.html.release_cases import ReleaseCases
+from trunchbull.report.release_cases import ReleaseCases
 from trunchbull.rundir.reader import RunDirectory
 from trunchbull.stats.run_stats import sample_latency, sample_tokens
 
@@ -148,8 +148,14 @@ def _samples(run: RunDirectory, known: dict, cases: _Cases, intern: StringTable)
     return cols
 
 
-def build_payload(title: str, runs: list[tuple[str, RunDirectory, ReleaseCases]], comparison: dict | None) -> dict:
-    """`runs`: (label, run directory, its release's cases), the report's run first."""
+def build_payload(
+    title: str,
+    runs: list[tuple[str, RunDirectory, ReleaseCases]],
+    comparison: dict | None,
+    breakdowns: dict[str, dict] | None = None,
+) -> dict:
+    """`runs`: (label, run directory, its release's cases), the report's run
+    first; `breakdowns`: with --by, each run's figures per group, by label."""
     intern = StringTable()
     cases = _Cases(intern)
     out_runs = [
@@ -157,6 +163,7 @@ def build_payload(title: str, runs: list[tuple[str, RunDirectory, ReleaseCases]]
             "label": label,
             "meta": _meta(run),
             "summary": run.summary,
+            "breakdown": (breakdowns or {}).get(label),
             "note": release.note,
             "samples": _samples(run, release.cases or {}, cases, intern),
         }

@@ -1,6 +1,7 @@
-"""`trunchbull leaderboard RUN_DIR… [-o board.html] [--json] [--csv FILE]`
-(SPEC §9): prints the board (or its JSON), and writes the HTML page and the
-CSV when asked. Unusable run directories are usage errors (exit 2)."""
+"""`trunchbull leaderboard RUN_DIR… [--by FIELD] [-o board.html] [--json]
+[--csv FILE]` (SPEC §9): prints the board (or its JSON), and writes the
+HTML page and the CSV when asked. Unusable run directories are usage
+errors (exit 2)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import orjson
 
 from trunchbull.common.files import write_atomic
 from trunchbull.common.gc_pause import gc_paused
+from trunchbull.report.breakdown import group_of, parse_by, releases_for
 from trunchbull.report.leaderboard.board import build_board
 from trunchbull.report.leaderboard.html import render_board_html
 from trunchbull.report.leaderboard.text import board_csv, render_board
@@ -30,7 +32,9 @@ def _write(path: Path, data: bytes) -> None:
 
 def _leaderboard(args) -> int:
     runs = [read_run_dir(path) for path in args.run_dirs]
-    board = build_board(runs)
+    by = parse_by(args.by) if args.by else None
+    groups = group_of(by, releases_for(by, runs, args.release)) if by else None
+    board = build_board(runs, by.field if by else None, groups)
     left_out = [(m["model"], m["leftOut"]) for m in board["models"]]
     notes = [f"{count:,} case(s) of {name} are not in every run and were left out" for name, count in left_out if count]
     if board["releaseChanged"]:

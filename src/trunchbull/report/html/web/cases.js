@@ -192,4 +192,25 @@ export function renderCases(section, report, openSample) {
   section.append(controls, holder);
   current.mount();
   showCount();
+  return {
+    /** Open the sample of `caseId` (its `repeat`, else its first) in the table of the run labelled `label`
+     * (else the one shown); false when that run has no such sample. */
+    open(caseId, repeat, label) {
+      const wanted = tables.find((t) => t.run.label === label) || current;
+      const samples = wanted.run.samplesOf(caseId);
+      const i = repeat === null ? samples[0] : samples.find((j) => String(wanted.run.repeat(j)) === repeat);
+      if (i === undefined) return false;
+      if (wanted !== current) {
+        const select = section.querySelector("[data-testid=run-select]");
+        if (select) select.value = String(wanted.run.index);
+        current = wanted;
+        holder.replaceChildren(current.el);
+        current.mount();
+        apply();
+        showCount();
+      }
+      openSample(current.run, i, current.rows.includes(i) ? current : null); // a filter may hide it
+      return true;
+    },
+  };
 }

@@ -20,10 +20,10 @@ function power(overall) {
     `${int(4 * overall.n)} cases.`);
 }
 
-function differences(comparison) {
-  const rows = [...Object.entries(comparison.evals), ["overall", comparison.overall]];
-  return h("table", { class: "summary", "data-testid": "differences" },
-    h("thead", {}, h("tr", {}, ["eval", "cases", "A mean", "B mean", "B − A", "95% CI", "MDD80", "regressed", "fixed",
+function differences(comparison, groups = null) {
+  const rows = [...Object.entries(groups ? comparison.groups : comparison.evals), ["overall", comparison.overall]];
+  return h("table", { class: "summary", "data-testid": groups ? "group-differences" : "differences" },
+    h("thead", {}, h("tr", {}, [groups ? comparison.by : "eval", "cases", "A mean", "B mean", "B − A", "95% CI", "MDD80", "regressed", "fixed",
       "unchanged", "left out"].map((c) => h("th", {}, c)))),
     h("tbody", {}, rows.map(([evalId, g]) => h("tr", { class: evalId === "overall" ? "overall" : null, "data-eval": evalId },
       h("td", {}, evalId), h("td", { class: "n" }, int(g.n)), h("td", { class: "n" }, num(g.meanA)),
@@ -68,6 +68,13 @@ export function renderCompare(section, report, openCase) {
     comparison.releaseChanged ? h("p", { class: "warning" }, "The runs are of different releases: cases are paired by ID.") : null,
     h("figure", {}, h("figcaption", {}, "B − A per eval, 95% confidence interval"), differencePlot(comparison)),
     differences(comparison),
+    comparison.groups ? [
+      h("h2", {}, `B − A by ${comparison.by} (${int(Object.keys(comparison.groups).length)} groups)`),
+      h("p", { class: "muted", "data-testid": "macro" }, `Macro average (each group alike): A ${num(comparison.macro.meanA)}, `,
+        `B ${num(comparison.macro.meanB)}, B − A ${signed(comparison.macro.difference)}. Each group's interval is its own, `,
+        "not corrected for their number; the verdict above is the overall one."),
+      differences(comparison, true),
+    ] : null,
     h("h2", {}, "Changed cases: regressions first, then fixes"),
     changes(comparison, openCase),
     caseList("left out (no non-error sample in one of the runs)", comparison.excludedCases),

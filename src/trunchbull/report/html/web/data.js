@@ -24,6 +24,7 @@ export class Run {
     this.label = raw.label;
     this.meta = raw.meta;
     this.summary = raw.summary;
+    this.breakdown = raw.breakdown || null;
     this.note = raw.note;
     this.cases = cases;
     this.str = str;

@@ -1,6 +1,9 @@
 // The HTML report's entry point: reads the embedded data, lays out the page
 // (header, tabs, transcript panel) and renders each tab the first time it is
-// shown. Bundled at report time with esbuild (see report/bundle.py).
+// shown. The URL's fragment names what is shown, so a link opens it:
+// #tab=cases (a tab), #case=ID (a case: both runs' transcripts with --vs,
+// else its first sample in the case table), #case=ID&repeat=N (one sample).
+// Bundled at report time with esbuild (see report/bundle.py).
 import "./style.css";
 import { loadReport } from "./data.js";
 import { h } from "./dom.js";
@@ -25,22 +28,32 @@ const step = (by) => {
   const pos = nav.pos + by;
   if (pos >= 0 && pos < nav.rows.length) nav.open(pos);
 };
+const permalink = h("a", { "data-testid": "permalink", title: "a link that opens this in the report" }, "link");
 const panel = h("aside", { class: "panel", hidden: true, "data-testid": "panel" },
   h("div", { class: "panel-head" }, h("span", { class: "panel-title" }),
-    h("span", { class: "panel-nav" },
+    h("span", { class: "panel-nav" }, permalink,
       h("button", { type: "button", "data-testid": "previous", title: "previous (↑ or k)", onclick: () => step(-1) }, "▲ previous"),
       h("button", { type: "button", "data-testid": "next", title: "next (↓ or j)", onclick: () => step(1) }, "next ▼"),
       position,
       h("button", { type: "button", "data-testid": "close", title: "close (Esc)", onclick: () => closePanel() }, "close ✕"))),
   panelBody);
 
+// The fragment of what is shown, kept in the address bar without a history entry per click.
+const fragment = (params) => `#${new URLSearchParams(params).toString()}`;
+function setFragment(params) {
+  history.replaceState(null, "", fragment(params));
+}
+
 function closePanel() {
   panel.hidden = true;
   document.body.classList.remove("panel-open");
   nav?.onClose?.();
+  setFragment({ tab: current });
 }
 
-function openPanel(title, columns) {
+function openPanel(title, columns, link) {
+  permalink.setAttribute("href", fragment(link));
+  setFragment(link);
   panel.querySelector(".panel-title").textContent = title;
   panelBody.replaceChildren(h("div", { class: columns.length > 1 ? "columns" : null }, columns));
   panel.hidden = false;
@@ -55,13 +68,19 @@ function openSample(run, i, list) {
     const rows = list.rows;
     nav = {
       rows, pos: Math.max(0, rows.indexOf(i)), onClose: () => list.select(null),
-      open(pos) { this.pos = pos; list.select(rows[pos]); openPanel(`${run.caseId(rows[pos])} · repeat ${run.repeat(rows[pos])}`, [transcript(run, rows[pos])]); },
+      open(pos) { this.pos = pos; list.select(rows[pos]); showSample(run, rows[pos]); },
     };
     nav.open(nav.pos);
     return;
   }
   nav = null;
-  openPanel(`${run.caseId(i)} · repeat ${run.repeat(i)}`, [transcript(run, i)]);
+  showSample(run, i);
+}
+
+function showSample(run, i) {
+  const link = { case: run.caseId(i), repeat: String(run.repeat(i)) };
+  if (report.runs.length > 1) link.run = run.label;
+  openPanel(`${run.caseId(i)} · repeat ${run.repeat(i)}`, [transcript(run, i)], link);
 }
 
 /** Both runs' transcripts of a case; `ids` (the changed cases in order) makes previous / next walk them. */
@@ -75,7 +94,7 @@ function showCase(caseId) {
     const samples = run.samplesOf(caseId);
     return h("div", { class: "column" }, h("h3", { class: "column-head" }, `${run.label}: ${run.meta.model}`),
       samples.length ? samples.map((i) => transcript(run, i)) : h("p", { class: "muted" }, "this run has no sample of the case"));
-  }));
+  }), { case: caseId });
 }
 
 function runLine(run) {
@@ -88,14 +107,17 @@ function runLine(run) {
     run.note ? h("div", { class: "warning", "data-testid": "note" }, run.note) : null);
 }
 
+let caseTables = null; // the case tab's tables, once rendered
 const tabs = [
   ...(report.comparison ? [["compare", "Comparison", (s) => renderCompare(s, report, openCase)]] : []),
   ["overview", "Overview", (s) => renderOverview(s, { ...report, runs: byLabel })],
-  ["cases", "Cases", (s) => renderCases(s, report, openSample)],
+  ["cases", "Cases", (s) => { caseTables = renderCases(s, report, openSample); }],
 ];
 const sections = {};
 const buttons = {};
+let current = null;
 function show(id) {
+  current = id;
   for (const [key, , render] of tabs) {
     const active = key === id;
     buttons[key].classList.toggle("active", active);
@@ -107,9 +129,36 @@ function show(id) {
     sections[key].hidden = !active;
   }
 }
+function showTab(id) {
+  show(id);
+  if (!panel.hidden) closePanel();
+  else setFragment({ tab: id });
+}
 for (const [key, label] of tabs) {
   sections[key] = h("section", { class: "tab", id: `tab-${key}`, "data-testid": `tab-${key}`, hidden: true });
-  buttons[key] = h("button", { type: "button", class: "tab-button", "data-tab": key, onclick: () => show(key) }, label);
+  buttons[key] = h("button", { type: "button", class: "tab-button", "data-tab": key, onclick: () => showTab(key) }, label);
+}
+
+/** Show what the URL's fragment names; false when it names nothing this report has. */
+function followFragment() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const tab = params.get("tab");
+  const caseId = params.get("case");
+  if (caseId !== null) {
+    if (report.comparison && params.get("repeat") === null) {
+      show("compare");
+      const ids = report.comparison.changedCases.map((c) => c.caseId);
+      openCase(caseId, ids.includes(caseId) ? ids : null);
+      return true;
+    }
+    show("cases");
+    return caseTables.open(caseId, params.get("repeat"), params.get("run"));
+  }
+  if (tab && tab in sections) {
+    show(tab);
+    return true;
+  }
+  return false;
 }
 
 document.body.append(
@@ -125,7 +174,8 @@ document.addEventListener("keydown", (e) => {
   else if (e.key === "ArrowDown" || e.key === "j") { e.preventDefault(); step(1); }
   else if (e.key === "ArrowUp" || e.key === "k") { e.preventDefault(); step(-1); }
 });
-show(tabs[0][0]);
+if (!location.hash || !followFragment()) show(tabs[0][0]);
+window.addEventListener("hashchange", () => followFragment());
 performance.mark("trunchbull:ready");
 window.trunchbullReadyAt = performance.now();
 document.body.dataset.ready = "1";

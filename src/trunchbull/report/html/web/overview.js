@@ -24,6 +24,32 @@ function summaryTable(run) {
     ))));
 }
 
+/** With --by: the run's figures per group, the macro average and the overall (micro) row. */
+function breakdownTable(run) {
+  const b = run.breakdown;
+  if (!b) return null;
+  const rows = Object.entries(b.groups);
+  return h("div", { class: "breakdown" },
+    h("h3", {}, `By ${b.by} (${int(rows.length)} groups)`),
+    h("table", { class: "summary", "data-testid": "breakdown", "data-run": run.index, "data-by": b.by },
+      h("thead", {}, h("tr", {}, [b.by, "cases", "samples", "pass rate", "95% CI", "mean score", "tokens", "cost"]
+        .map((c) => h("th", {}, c)))),
+      h("tbody", {},
+        rows.map(([value, g]) => h("tr", { "data-testid": "group-row", "data-group": value },
+          h("td", {}, value), h("td", { class: "n" }, int(g.cases)), h("td", { class: "n" }, int(g.samples)),
+          h("td", { class: "n", "data-testid": "group-rate", "data-value": g.passRate }, pct(g.passRate)),
+          h("td", { class: "n muted" }, interval(g.passRateCI)), h("td", { class: "n" }, num(g.meanScore)),
+          h("td", { class: "n" }, int(g.tokens.total)),
+          h("td", { class: "n" }, g.cost === null || g.cost === undefined ? "unknown" : `$${g.cost.toFixed(4)}`))),
+        h("tr", { class: "overall", "data-testid": "macro-row" }, h("td", {}, `macro (${int(b.macro.groups)} groups alike)`),
+          h("td", {}), h("td", {}), h("td", { class: "n", "data-value": b.macro.passRate }, pct(b.macro.passRate)), h("td", {}),
+          h("td", { class: "n" }, num(b.macro.meanScore)), h("td", {}), h("td", {})),
+        h("tr", { class: "overall" }, h("td", {}, "overall (micro: every case alike)"), h("td", { class: "n" }, int(b.overall.cases)),
+          h("td", { class: "n" }, int(b.overall.samples)), h("td", { class: "n" }, pct(b.overall.passRate)),
+          h("td", { class: "n muted" }, interval(b.overall.passRateCI)), h("td", { class: "n" }, num(b.overall.meanScore)),
+          h("td", { class: "n" }, int(b.overall.tokens.total)), h("td", {})))));
+}
+
 function passAtK(run) {
   const o = run.summary.overall;
   if (!o.passAtK) return null;
@@ -43,6 +69,7 @@ export function renderOverview(section, report) {
       h("h2", {}, runs.length > 1 ? `${run.label}: ${run.meta.model}` : "Summary"),
       summaryTable(run),
       passAtK(run),
+      breakdownTable(run),
     ))),
     h("div", { class: "charts" },
       figure("Pass rate per eval, 95% confidence interval", passRatePlot(runs)),
