@@ -15,10 +15,10 @@ not be used (an error: left out of every figure but `errors`).
   is the case, as for a pass rate). With one pair per case the values are
   0, ½ or 1 and the interval is the continuity-corrected Wilson interval on
   the cases; its coverage is at least 95% at every distribution of wins,
-  ties and losses on a grid of 0.02 for 2 to 40 cases
-  (tests/stats/test_pairwise.py enumerates every outcome exactly): ties
-  only lower the variance the Wilson bound allows for. 0.5 is no
-  preference.
+  ties and losses on a grid of 0.02, for 2, 3, 5, 8, 13, 20, 30 and 40
+  cases (tests/stats/test_pairwise.py enumerates every outcome exactly;
+  the worst is 95.6%): ties only lower the variance the Wilson bound
+  allows for. 0.5 is no preference.
 * **Position consistency**: the share of judged pairs whose two verdicts
   agree once mapped to runs (both B, both A, or both tie). A judge that
   always prefers the first output it is shown scores 0; it is also what
