@@ -292,3 +292,8 @@ def test_a_judge_that_is_a_compared_model_is_refused_unless_allowed(built, cli, 
     )
     assert allowed.code == 0, allowed.stderr
     assert allowed.json["pairwise"]["judge"]["selfJudged"] == [JUDGE]
+    asked = len(judge_requests(server))
+    again = ["--judge-base-url", server.url, "-o", tmp_path / "c", "--allow-self-judge"]
+    replayed = cli("compare", runs["a"], own, "--judge", JUDGE, *again)
+    assert len(judge_requests(server)) == asked
+    assert replayed.code == 0 and f"judge {JUDGE} (self-judged" in replayed.stdout, replayed.stderr

@@ -144,6 +144,8 @@ def render_pairwise(meta: dict, figures: dict, out: Path) -> str:
         )
     requests = figures["requests"]
     judge = ", ".join(meta["judge"]["models"])
+    if meta["judge"].get("selfJudged"):
+        judge += " (self-judged: the judge is the model of a run it compares, --allow-self-judge)"
     lines = [
         f"pairwise: B {meta['b']['model']} ({meta['b']['runDir']}) vs A {meta['a']['model']} ({meta['a']['runDir']})",
         f"judge {judge}, each pair asked in both orders; a preference counts when both agree",
