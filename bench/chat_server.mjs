@@ -14,6 +14,10 @@
 // ways of MISBEHAVIOURS, chosen by a hash of the seed and the conversation's
 // last user message: the same sample always gets the same reply, whatever
 // order the requests come in, so two runs must give the same outcomes.
+//
+// With `--judge-model NAME` (bench/judge_throughput.py), a request for model
+// NAME is a judge's: it is answered with a short explanation and an Inspect
+// AI grade, C or I by a hash of the prompt (3 : 2), after the same delay.
 import http from "node:http";
 import zlib from "node:zlib";
 
@@ -24,6 +28,8 @@ const option = (name, fallback) => {
 };
 const misbehave = option("--misbehave", 0);
 const seed = option("--seed", 1);
+const judgeAt = process.argv.indexOf("--judge-model");
+const judgeModel = judgeAt > 0 ? process.argv[judgeAt + 1] : null;
 let ids = 0;
 
 // FNV-1a, 32 bits
@@ -123,9 +129,10 @@ const server = http.createServer((req, res) => {
     // Offered tools and no tool result yet: call the first tool once (the
     // tool-calling workload of bench/isolation.py); then echo as always.
     const tool = Array.isArray(body.tools) && !messages.some((m) => m?.role === "tool") ? body.tools[0]?.function?.name : null;
+    const verdict = judgeModel !== null && body.model === judgeModel ? `The submission was compared with the criterion.\n\nGRADE: ${"CCCII"[hash(content) % 5]}` : null;
     const message = tool
       ? { role: "assistant", content: null, tool_calls: [{ id: `call_${++ids}`, type: "function", function: { name: tool, arguments: "{}" } }] }
-      : { role: "assistant", content };
+      : { role: "assistant", content: verdict ?? content };
     const odd = misbehaviourOf(content);
     if (odd) {
       setTimeout(() => MISBEHAVIOURS[odd](res, body.model, content), delayMs);

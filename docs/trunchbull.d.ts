@@ -72,6 +72,24 @@ declare module "trunchbull" {
     alternatives: Array<Array<{ toolName: string; [key: string]: JsonValue }>>
   }
 
+  /** `{ kind: "rubric", rubric: "States the 30-day return window politely and invents no other policy.", judge: "openai:gpt-4o-mini", partialCredit: true, template: "Task: {question}\nReply: {answer}\nRubric: {criterion}\n{instructions}" }` (docs/evaluators.md) */
+  export interface RubricEvaluator {
+    kind: "rubric"
+    rubric: string
+    judge?: string
+    partialCredit?: boolean
+    template?: string
+  }
+
+  /** `{ kind: "factuality", expected: "Items can be returned within 30 days of delivery.", judge: "anthropic:claude-sonnet-4-5", partialCredit: false, template: "Question: {question}\nExpert: {criterion}\nSubmission: {answer}\n{instructions}" }` (docs/evaluators.md) */
+  export interface FactualityEvaluator {
+    kind: "factuality"
+    expected: string
+    judge?: string
+    partialCredit?: boolean
+    template?: string
+  }
+
   /** A declarative evaluator: one of the built-in kinds. */
   export type EvaluatorSpec =
     | NonEmptyEvaluator
@@ -80,6 +98,8 @@ declare module "trunchbull" {
     | AnswerBankEvaluator
     | Gsm8kEvaluator
     | ToolCallSyntaxEvaluator
+    | RubricEvaluator
+    | FactualityEvaluator
 
   /** The evaluator of a CSV eval: a kind that takes `expected` from each row, without `expected`. */
   export type RowEvaluator =

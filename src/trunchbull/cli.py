@@ -20,7 +20,7 @@ from trunchbull.compile.building import build_release, compile_root
 from trunchbull.compile.cases.sources import sources
 from trunchbull.report.exports.formats import titles
 from trunchbull.report.arguments import add_leaderboard_parser, add_report_parsers
-from trunchbull.run.arguments import add_run_parser
+from trunchbull.run.arguments import add_judge_arguments, add_run_parser
 
 
 DESCRIPTION = """\
@@ -99,11 +99,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--run-dir",
         type=Path,
         metavar="DIR",
-        help="also write a run directory (new or empty) that report, compare and export read",
+        help="also write a run directory (new or empty, or one this command wrote for the same responses: "
+        "graded again, its judge's verdicts replayed) that report, compare and export read",
+    )
+    add_judge_arguments(grade)
+    grade.add_argument(
+        "--rerun-errors",
+        action="store_true",
+        help="with --run-dir: ask the judge again for the verdicts it recorded in error",
     )
 
     add_run_parser(commands)
-    add_report_parsers(commands)
+    add_report_parsers(commands, lambda parser: add_judge_arguments(parser, pairwise=True))
     add_leaderboard_parser(commands)
 
     init = commands.add_parser("init", help="scaffold a benchmark that builds")
@@ -225,9 +232,16 @@ def cmd_diff(args) -> int:
 
 def cmd_grade(args) -> int:
     from trunchbull.grading.command import run_grade_command
+    from trunchbull.run.grade_judging import grade_judging
 
     return run_grade_command(
-        args.release, args.responses, args.out, json_summary=args.json, fail_under=args.fail_under, run_dir=args.run_dir
+        args.release,
+        args.responses,
+        args.out,
+        json_summary=args.json,
+        fail_under=args.fail_under,
+        run_dir=args.run_dir,
+        judging=grade_judging(args),
     )
 
 
@@ -246,6 +260,10 @@ def cmd_report(args) -> int:
 def cmd_compare(args) -> int:
     from trunchbull.report.compare.command import compare_command
 
+    if args.judge:
+        from trunchbull.run.pairwise_judging import PairwiseJudge
+
+        return compare_command(args, lambda: PairwiseJudge(args))
     return compare_command(args)
 
 

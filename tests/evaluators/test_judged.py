@@ -116,7 +116,10 @@ def test_the_grader_asks_the_judge_once_and_grades_each_reply(release):
         broken = rows[("polite.broken", repeat)]
         assert (broken["outcome"], broken["score"]) == ("error", None)
         assert broken["message"] == "the judge could not answer: the judge's provider is down"
-        assert broken["details"] == {"judge": {"attempts": 3}}
+        assert broken["details"] == {
+            "error": {"kind": "judge-failed", "message": "the judge's provider is down"},
+            "judges": [{"attempts": 3}],  # what the judge said of its work
+        }
         assert rows[("plain", repeat)]["outcome"] == "pass"  # graded as it came
     assert grader.prepared == 2  # one per spec: the judge is the grading's own
 

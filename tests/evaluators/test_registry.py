@@ -10,7 +10,8 @@ import orjson
 import pytest
 
 from tests.conftest import REPO
-from trunchbull.evaluators.inputs import CASE_TOOLS, INPUTS, PREPARATION_INPUTS, SAMPLE_INPUTS, Preparation
+from trunchbull.evaluators.inputs import CASE_TOOLS, INPUTS, MODEL, PREPARATION_INPUTS, SAMPLE_INPUTS, Preparation
+from trunchbull.evaluators.judging import JudgeReply, JudgeRequest
 from trunchbull.evaluators.registry import Kind, evaluators, kinds, kinds_from, prepare, row_kinds
 from trunchbull.evaluators.specs import validate_spec
 
@@ -33,7 +34,16 @@ def doc_row(kind) -> str:
 
 
 def test_every_kind_is_found_in_its_documented_order():
-    assert list(kinds()) == ["non_empty", "exact", "contains", "answer_bank", "gsm8k", "tool_call_syntax"]
+    assert list(kinds()) == [
+        "non_empty",
+        "exact",
+        "contains",
+        "answer_bank",
+        "gsm8k",
+        "tool_call_syntax",
+        "rubric",
+        "factuality",
+    ]
     assert [k.order for k in kinds().values()] == sorted(k.order for k in kinds().values())
     assert row_kinds() == ["non_empty", "exact", "contains"]
 
@@ -46,6 +56,7 @@ EMPTY = {
     "normalizedToolCalls": [],
     "finishReason": "stop",
     "usage": None,
+    "prompt": "What is the return window?",
 }
 
 
@@ -54,8 +65,13 @@ def test_every_example_validates_and_grades():
         tools = ["lookup_policy"] if CASE_TOOLS in kind.reads else None
         normalized, problems = validate_spec(kind.example, case_tools=tools)
         assert problems == [], (name, problems)
-        evaluate = prepare(normalized, Preparation(case_tools=tools))
-        outcome, score, message, _ = evaluate(*(EMPTY[input] for input in kind.sample_inputs))
+        files = kind.release_files(normalized) if kind.release_files else None
+        evaluate = prepare(normalized, Preparation(case_tools=tools, release_files=files))
+        outcome = evaluate(*(EMPTY[input] for input in kind.sample_inputs))
+        if MODEL in kind.reads:  # a judge's request, decided on the judge's reply
+            assert isinstance(outcome, JudgeRequest) and EMPTY["prompt"] in outcome.messages[-1]["content"], name
+            outcome = outcome.decide(JudgeReply("The reply is fine.\nGRADE: C"))
+        outcome, score, message, _ = outcome
         assert outcome in ("pass", "fail") and message, name
 
 
@@ -68,6 +84,7 @@ def test_every_kind_declares_what_it_reads():
         )
     assert kinds()["tool_call_syntax"].reads == ("normalizedToolCalls", "caseTools")
     assert {kinds()[name].reads for name in ("non_empty", "exact", "contains", "answer_bank", "gsm8k")} == {("output",)}
+    assert {kinds()[name].reads for name in ("rubric", "factuality")} == {("prompt", "output", "model", "releaseFiles")}
 
 
 @pytest.mark.parametrize("reads", [("outputs",), ("output", "output"), ("model", "judge")])

@@ -141,3 +141,43 @@ def test_unsupported_platforms_are_a_usage_error(monkeypatch):
     monkeypatch.setattr(sys, "platform", "darwin")
     with pytest.raises(UsageError, match="run on Linux on x86-64 with glibc only"):
         check_platform()
+
+
+@pytest.mark.slow
+def test_a_real_local_model_judges_the_support_examples_rubric_eval(cli, tmp_path, gguf):
+    """SmolLM2 as the judge of examples/support's model-graded eval, through
+    the same trusted model caller as any judge: structure, not quality."""
+    release = tmp_path / "release"
+    assert cli("build", Path(__file__).resolve().parents[2] / "examples" / "support", "-o", release).code == 0
+    judge = f"llamacpp:{gguf}"
+    args = ["--model", "echo", "--eval", "replies", "--judge", judge, "--judge-max-tokens", "48", "-j", "2"]
+    run = cli("run", release, *args, "-o", tmp_path / "run", "--json", timeout=600)
+    assert run.code in (0, 1), run.stderr  # 1: a reply without a grade is an error sample
+    results = {r["caseId"]: r for r in read_jsonl(tmp_path / "run" / "results.jsonl")}
+    judgments = {j["caseId"]: j for j in read_jsonl(tmp_path / "run" / "judgments.jsonl")}
+    assert sorted(results) == sorted(judgments) == ["replies.damaged", "replies.refund", "replies.window"]
+    for case, row in results.items():
+        line = judgments[case]
+        assert line["judge"] == judge
+        assert line["error"] is None or line["error"]["kind"] == "judge-unparsable"  # never judge-failed
+        assert line["reply"].strip() and line["attempts"] == 1 and line["cached"] is False
+        assert 0 < line["usage"]["outputTokens"] <= 48 and line["usage"]["inputTokens"] > 200
+        assert line["cost"] == 0.0  # a local model costs nothing
+        assert row["outcome"] == line["outcome"] and row["score"] == line["score"]
+        if row["outcome"] != "error":
+            assert row["details"]["grade"] == line["grade"] in ("C", "I")
+    assert _run_json(tmp_path / "run")["judge"]["settings"][judge] == {
+        "temperature": 0,
+        "seed": 0,
+        "maxOutputTokens": 48,
+    }
+    judged = run.json["evals"]["replies"]["judge"]
+    assert judged["requests"] == 3 and judged["cost"] == 0.0
+    # the same run again: the verdicts that parsed from the response cache, the others asked again
+    # (a reply without a grade is not cached), with the same replies (temperature 0, seed 0)
+    again = cli("run", release, *args, "-o", tmp_path / "again", "--json", timeout=600)
+    parsed = sum(1 for line in judgments.values() if line["outcome"] != "error")
+    assert again.json["evals"]["replies"]["judge"]["cached"] == parsed
+    assert {c: (line["reply"], line["outcome"]) for c, line in judgments.items()} == {
+        line["caseId"]: (line["reply"], line["outcome"]) for line in read_jsonl(tmp_path / "again" / "judgments.jsonl")
+    }

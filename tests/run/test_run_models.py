@@ -179,14 +179,16 @@ def test_a_non_empty_run_directory_is_never_overwritten(built, cli, tmp_path):
 
 def test_run_a_benchmark_root_builds_it_first(cli, tmp_path):
     root = shutil.copytree(REPO / "examples" / "support", tmp_path / "support")
-    run = cli("run", root, "--model", "echo", "-o", tmp_path / "run", "--json")
+    # (the example's judged eval needs a judge: tests/run/test_run_judges.py runs it)
+    run = cli("run", root, "--model", "echo", "--eval", "refunds", "-o", tmp_path / "run", "--json")
     assert run.code == 0, run.stderr
     built_release = root / "dist" / "release"
     manifest = orjson.loads((built_release / "release.json").read_bytes())
     assert run.json["release"]["digest"] == manifest["digest"]
     meta = orjson.loads((tmp_path / "run" / "run.json").read_bytes())
     assert meta["release"]["digest"] == manifest["digest"]
-    assert len(read_jsonl(tmp_path / "run" / "responses.jsonl")) == manifest["counts"]["cases"]
+    (refunds,) = [ev for ev in manifest["evals"] if ev["id"] == "refunds"]
+    assert len(read_jsonl(tmp_path / "run" / "responses.jsonl")) == refunds["caseCount"]
 
 
 def test_run_a_release_tar(cli, tmp_path):
@@ -198,7 +200,7 @@ def test_run_a_release_tar(cli, tmp_path):
         env={**__import__("os").environ, "PYTHONPATH": str(REPO / "src")},
     )
     assert build.returncode == 0, build.stderr
-    run = cli("run", tmp_path / "rel.tar", "--model", "echo", "-o", tmp_path / "run", "--json")
+    run = cli("run", tmp_path / "rel.tar", "--model", "echo", "--eval", "refunds", "-o", tmp_path / "run", "--json")
     assert run.code == 0, run.stderr
     assert run.json["overall"]["samples"] == 3
 

@@ -27,7 +27,8 @@ ALLOWED = {
     "grading": {"common", "node", "release", "evaluators", "rundir", "stats"},
     "rundir": {"common", "release"},
     "run": {"common", "node", "release", "compile", "evaluators", "grading", "rundir", "stats"},
-    "report": {"common", "node", "release", "grading", "rundir", "stats"},
+    # report: compare's pairwise judging renders and reads a judge's request (evaluators/pairwise.py)
+    "report": {"common", "node", "release", "evaluators", "grading", "rundir", "stats"},
 }
 
 

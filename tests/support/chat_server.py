@@ -13,6 +13,13 @@ times first (429 with retry-after, 500, 400, a delay, a dropped connection).
 Without a script, the reply echoes the last user message, after
 `default_delay` seconds. Every request is recorded (path, headers, JSON body).
 
+A judge (`judge(rule)`) answers the requests of model-graded kinds by a rule
+on their content: the rule gets the first user message's text (and, if it
+takes two arguments, the model the request names: a panel's judges at one
+endpoint) and returns the step to answer with (a Reply, or a list for
+successive attempts), or None for a request that is not the judge's; its
+replies come before any script.
+
 A reply may also misbehave the ways real servers and gateways do (`Reply`'s
 last fields): a body sent as given bytes (invalid JSON, an HTML error page,
 a lone surrogate escape, bytes that are not UTF-8, a very large body), a
@@ -32,6 +39,7 @@ import asyncio
 import functools
 import gzip
 import hashlib
+import inspect
 import itertools
 import json
 import socket
@@ -39,7 +47,7 @@ import struct
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from aiohttp import web
 
@@ -114,6 +122,7 @@ class ChatServer:
         self.port = port
         self.requests: list[Recorded] = []
         self._scripts: list[tuple[str, list[Step]]] = []
+        self._judge: Callable[[str], Step | None] | None = None
         self._attempts: dict[tuple[str, int], int] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -127,6 +136,24 @@ class ChatServer:
         """Conversations whose first user message contains `match` get these steps."""
         with self._lock:
             self._scripts.append((match, steps))
+
+    def judge(self, rule: Callable[[str], Step | None]) -> None:
+        """Requests whose first user message `rule` answers (not None) get that step."""
+        with self._lock:
+            self._judge = rule
+
+    def _judged(self, key: str, model: Any = None) -> Reply | None:
+        with self._lock:
+            rule = self._judge
+        if rule is None:
+            return None
+        chosen = rule(key, model) if len(inspect.signature(rule).parameters) == 2 else rule(key)
+        if isinstance(chosen, list):
+            with self._lock:
+                attempt = self._attempts.get((f"judge:{model}:{key}", 0), 0)
+                self._attempts[(f"judge:{model}:{key}", 0)] = attempt + 1
+            chosen = chosen[min(attempt, len(chosen) - 1)]
+        return chosen
 
     def received(self, match: str | None = None) -> list[Recorded]:
         """The recorded requests (whose first user message contains `match`)."""
@@ -170,7 +197,10 @@ class ChatServer:
             return ""
         return _first_user_text(body.get("messages") or [])
 
-    def _choose(self, key: str, step: int) -> Reply | None:
+    def _choose(self, key: str, step: int, model: Any = None) -> Reply | None:
+        judged = self._judged(key, model) if step == 0 else None
+        if judged is not None:
+            return judged
         with self._lock:
             for match, steps in self._scripts:
                 if match in key:
@@ -211,7 +241,7 @@ class ChatServer:
             last = _text(next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), ""))
             key = _first_user_text(messages)
             shape = functools.partial(self._openai, key=key, step=step)
-            return await self._answer(request, self._choose(key, step), last, body, shape)
+            return await self._answer(request, self._choose(key, step, body.get("model")), last, body, shape)
         if path.endswith("/messages"):
             messages = body.get("messages") or []
             step = sum(1 for m in messages if m.get("role") == "assistant")

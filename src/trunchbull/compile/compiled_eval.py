@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from trunchbull.compile.cases.fields import Where
+from trunchbull.evaluators.registry import kinds
 from trunchbull.release.canonical import canonical_line
 
 
@@ -38,6 +39,9 @@ class CompiledEval:
     # (name, where, the requesting case's id; None for the eval's own list)
     tool_requests: list[tuple[str, Where, str | None]] = field(default_factory=list)
     evaluator_kinds: set[str] = field(default_factory=set)
+    # The release files the cases' specs name (a model-graded kind's frozen default template: a
+    # kind's `release_files`), written into the release with the cases.
+    release_files: dict[str, bytes] = field(default_factory=dict)
     # Every tool input an evaluator spec names (a kind's `tool_inputs`: tool_call_syntax's plan
     # steps), once: (offered name, release tool, input, where the input is written), checked
     # against the tool's schema once the tools are known.
@@ -52,7 +56,11 @@ class CompiledEval:
         self.case_ids.append(case["id"])
         self.case_tools.append(case["tools"])
         self.case_wheres.append(where)
-        self.evaluator_kinds.add(case["evaluate"]["kind"])
+        spec = case["evaluate"]
+        self.evaluator_kinds.add(spec["kind"])
+        kind = kinds().get(spec["kind"])
+        if kind is not None and kind.release_files is not None:
+            self.release_files.update(kind.release_files(spec))
         self._jsonl.write(canonical_line(case))
 
     def add_plan_input(self, offered: str, tool: str, plan_input: dict, where: Where) -> None:
@@ -72,6 +80,7 @@ class CompiledEval:
     def drop_cases(self) -> None:
         """Forget the cases (and the tools they request; the eval's own stay)."""
         self.case_ids, self.case_tools, self.case_wheres, self.evaluator_kinds = [], [], [], set()
+        self.release_files = {}
         self._jsonl = io.BytesIO()
         self.tool_requests = [request for request in self.tool_requests if request[2] is None]
 

@@ -56,6 +56,8 @@ def freeze(
     ]
     tool_entries = [tool_entry(t.name, t.description, t.input_schema, t.module, add_bundle(t.module)) for t in tools]
     payload[CASES] = cases_jsonl
+    for ev in evals:  # the files the cases' evaluator specs name (frozen judge templates)
+        payload.update(ev.release_files)
     dependencies = None
     if deps:
         contents = {name: _read_input(config.root, path) for name, path in ((p.name, p) for p in deps.files())}

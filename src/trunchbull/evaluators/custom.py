@@ -1,16 +1,16 @@
 """A custom evaluator as the grader sees it (SPEC §4): the eval module's own
 `evaluate` function, which the compiler records as `{kind: "custom", module:
-<its bundle>}`. It reads every sample input; its prepared evaluator returns a
-`CustomCall` (the input object for the function), which the grader defers
-and runs in the evaluator pool (pool.py) when grading finishes. Its `Kind`,
-`CUSTOM`, is the registry's (registry.py): not a declarative kind, authors
-cannot write this spec (specs.py says so)."""
+<its bundle>}`. It reads every sample input but the prompt; its prepared
+evaluator returns a `CustomCall` (the input object for the function), which
+the grader defers and runs in the evaluator pool (pool.py) when grading
+finishes. Its `Kind`, `CUSTOM`, is the registry's (registry.py): not a
+declarative kind, authors cannot write this spec (specs.py says so)."""
 
 from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from trunchbull.evaluators.inputs import SAMPLE_INPUTS, Preparation
+from trunchbull.evaluators.inputs import CUSTOM_INPUTS, Preparation
 
 
 class CustomCall(NamedTuple):
@@ -22,7 +22,7 @@ class CustomCall(NamedTuple):
 
 def prepare(spec: dict, preparation: Preparation) -> Callable[..., CustomCall]:
     module = spec["module"]
-    names = SAMPLE_INPUTS
+    names = CUSTOM_INPUTS
 
     def evaluate(*values) -> CustomCall:
         return CustomCall(module, dict(zip(names, values)))

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Literal, Union
 from trunchbull.common.registry import find_entries
 from trunchbull.evaluators import custom
 from trunchbull.evaluators.custom import CustomCall
-from trunchbull.evaluators.inputs import INPUTS, NOTHING, PREPARATION_INPUTS, SAMPLE_INPUTS, Preparation
+from trunchbull.evaluators.inputs import CUSTOM_INPUTS, INPUTS, NOTHING, PREPARATION_INPUTS, SAMPLE_INPUTS, Preparation
 from trunchbull.evaluators.judging import JudgeRequest
 from trunchbull.evaluators.result import Result
 
@@ -42,6 +42,8 @@ Check = Callable[[dict, dict, "list[SpecProblem]", "list[str] | None"], None]
 Prepare = Callable[[dict, Preparation], Evaluate]
 # spec → (path inside the spec, offered tool name, input) for each tool input it names
 ToolInputs = Callable[[dict], Iterable[tuple[str, str, dict]]]
+# compiled spec → the release files it names (name → bytes), written into the release with it
+ReleaseFiles = Callable[[dict], "dict[str, bytes]"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,8 @@ class Kind:
     from_rows: Literal["expected", "nothing"] | None = None
     # the tool inputs a spec names, checked at compile time against each tool's input schema
     tool_inputs: ToolInputs | None = None
+    # the release files a compiled spec names (a frozen judge template), for the freeze to write
+    release_files: ReleaseFiles | None = None
 
     def __post_init__(self) -> None:
         unknown = [name for name in self.reads if name not in INPUTS]
@@ -113,7 +117,7 @@ CUSTOM = Kind(
     name="custom",
     order=0,
     keys=frozenset({"kind", "module"}),
-    reads=SAMPLE_INPUTS,
+    reads=CUSTOM_INPUTS,
     prepare=custom.prepare,
     check=None,
     example={"kind": "custom", "module": "modules/<sha256>.mjs"},

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from contextlib import nullcontext
 from pathlib import Path
+from typing import Callable
 
 import orjson
 
@@ -20,18 +21,20 @@ from trunchbull.common import exit_codes
 from trunchbull.common.diagnostics import Diagnostic, UsageError, render_text
 from trunchbull.common.gc_pause import gc_paused
 from trunchbull.common.userfiles import FileProblem, read_file
+from trunchbull.evaluators.judging import RecordingJudge
 from trunchbull.grading.grader import Graded, ToGrade, grade
-from trunchbull.grading.judge_check import require_judge
-from trunchbull.grading.recorded_run import recorded_model, write_recorded_run
-from trunchbull.grading.responses import Response, parse_responses
+from trunchbull.grading.judge_check import judges_needed
+from trunchbull.grading.recorded_run import previous_grade, recorded_model, start_recorded_run
+from trunchbull.grading.responses import parse_responses
 from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
 from trunchbull.release.loaded import LoadedRelease, load_release
-from trunchbull.rundir.layout import check_new_run_dir
 from trunchbull.rundir.run_json import now
 from trunchbull.rundir.writer import RunDirWriter, open_run_dir, write_results_file
 
 MAX_REPORTED = 50  # diagnostics printed per run; the rest are counted
+# (the release, the run directory's writer or None) → the judge of the release's judged cases, or None
+JudgeFactory = Callable[[LoadedRelease, "RunDirWriter | None"], "RecordingJudge | None"]
 
 
 def fail_under_verdict(summary: dict, rate: float, noun: str = "case") -> tuple[bool, str]:
@@ -71,13 +74,23 @@ def run_grade_command(
     json_summary: bool,
     fail_under: float | None,
     run_dir: Path | None = None,
+    judging: JudgeFactory | None = None,
 ) -> int:
     """Prints the summary to stdout and diagnostics to stderr; returns the exit
-    code (0 graded, 1 --fail-under not met, 2 unusable input)."""
+    code (0 graded, 1 --fail-under not met, 2 unusable input). `judging`:
+    makes the judge of the release's model-graded kinds (run/judge_runner.py,
+    given by the CLI: grading comes before the model callers), or None when
+    it has none (no judge is needed)."""
     try:
         with gc_paused(), open_run_dir(run_dir) if run_dir is not None else nullcontext() as writer:
             return _run_grade_command(
-                release, responses, output, json_summary=json_summary, fail_under=fail_under, writer=writer
+                release,
+                responses,
+                output,
+                json_summary=json_summary,
+                fail_under=fail_under,
+                writer=writer,
+                judging=judging,
             )
     except UsageError as err:  # the run directory is in use, or cannot be made
         print(f"trunchbull: error: {err}", file=sys.stderr)
@@ -92,29 +105,42 @@ def _run_grade_command(
     json_summary: bool,
     fail_under: float | None,
     writer: RunDirWriter | None,
+    judging: JudgeFactory | None,
 ) -> int:
     """`writer`: the run directory's, for --run-dir."""
+    display = str(responses)
     run_dir = writer.path if writer is not None else None
-    started_at = now()
     try:
         check_fail_under(fail_under)
-        if run_dir is not None:
-            check_new_run_dir(run_dir, "--run-dir ")
-        graded_input = _graded(Path(release), Path(responses), run_dir is not None)
+        prepared = _prepared(Path(release), Path(responses), writer, judging)
     except UsageError as err:
         print(f"trunchbull: error: {err}", file=sys.stderr)
         return exit_codes.USAGE
-    if graded_input is None:
+    if prepared is None:
         return exit_codes.USAGE
-    loaded, parsed, samples, graded = graded_input
+    loaded, samples, judge, meta = prepared
+    try:
+        graded = grade(loaded, samples, f"no response for this case in {display}", judge)
+    except KeyboardInterrupt:
+        if run_dir is None:
+            raise
+        print(
+            f"trunchbull: interrupted while judging; the verdicts so far are recorded in {run_dir}. "
+            "Continue with the same command: the recorded verdicts are not asked again",
+            file=sys.stderr,
+        )
+        return exit_codes.INTERRUPTED
     if output is not None:
         write_results_file(Path(output), graded.results)
     usages = [{"usage": s.response.usage} if s.response else None for s in samples]  # no latency, no cost
-    summary = summarize(loaded.manifest, graded.results, usages)
+    summary = summarize(loaded.manifest, graded.results, usages, judgments=judge.used if judge is not None else ())
+    if judge is not None:
+        summary["judges"] = judge.summary()
     if writer is not None:
+        assert meta is not None  # started by _prepared
         summary["model"] = recorded_model(Path(responses))
-        write_recorded_run(writer, loaded, Path(responses), parsed, graded.results, summary, started_at)
-    code, met = _verdict(graded, summary, fail_under, str(responses))
+        writer.finish(meta, graded.results, summary)
+    code, met = _verdict(graded, summary, fail_under, display)
     if json_summary:
         summary_out = {
             **summary,
@@ -134,14 +160,18 @@ def _run_grade_command(
     return code
 
 
-def _graded(
-    release: Path, responses: Path, in_run_dir: bool
-) -> tuple[LoadedRelease, dict[str, Response], list[ToGrade], Graded] | None:
-    """(the release, the parsed responses, the samples, their grades); None
-    when the responses file has problems (printed). Raises UsageError."""
+def _prepared(
+    release: Path, responses: Path, writer: RunDirWriter | None, judging: JudgeFactory | None
+) -> tuple[LoadedRelease, list[ToGrade], RecordingJudge | None, dict | None] | None:
+    """(the release, the samples to grade, the judge, the run directory's
+    run.json as started, for --run-dir); None when the responses file has
+    problems (printed). Raises UsageError (nothing written)."""
     display = str(responses)
+    started_at = now()
     loaded = load_release(release)
-    require_judge(loaded.manifest.evals, None)
+    judge = judging(loaded, writer) if judging is not None else None
+    if judge is None:
+        judges_needed(loaded.cases, (), loaded.manifest.evals)  # a judged case is refused (exit 2)
     try:
         data = read_file(responses)
     except FileProblem as problem:
@@ -157,10 +187,15 @@ def _graded(
         return None
     get = parsed.get
     # in a run directory every result has its repeat (0): one sample per case
-    repeat = 0 if in_run_dir else None
+    repeat = 0 if writer is not None else None
     new = tuple.__new__  # a NamedTuple's own constructor is ~2 µs
     samples = [new(ToGrade, (case, get(case["id"]), repeat, None)) for case in loaded.cases]
-    return loaded, parsed, samples, grade(loaded, samples, f"no response for this case in {display}")
+    meta = None
+    if writer is not None:
+        previous = previous_grade(writer.path, loaded, parsed)
+        run_json = judge.run_json() if judge is not None else None
+        meta = start_recorded_run(writer, loaded, responses, parsed, len(samples), started_at, previous, run_json)
+    return loaded, samples, judge, meta
 
 
 def _verdict(graded: Graded, summary: dict, fail_under: float | None, display: str) -> tuple[int, bool | None]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from trunchbull.evaluators.custom import CustomCall
-from trunchbull.evaluators.judging import Judge, JudgeAsk, JudgeRequest
-from trunchbull.evaluators.registry import Result
+from trunchbull.evaluators.judging import Judge, JudgeAsk, JudgeRequest, judged_result
+from trunchbull.evaluators.result import Result
 from trunchbull.release.loaded import LoadedRelease, runtime_layout
 
 
@@ -60,18 +60,22 @@ def grade_custom(release: LoadedRelease, custom: list[tuple[int, CustomCall]], r
 
 
 def grade_judged(judge: Judge, judged: list[tuple[int, JudgeRequest]], results: list[dict]) -> None:
-    asks = [JudgeAsk(results[index]["caseId"], results[index].get("repeat"), request) for index, request in judged]
+    asks = [
+        JudgeAsk(results[index]["caseId"], results[index].get("repeat"), request, results[index]["evalId"])
+        for index, request in judged
+    ]
     replies = judge.answer(asks)
     if len(replies) != len(asks):
         raise RuntimeError(f"the judge answered {len(replies)} of {len(asks)} requests")
     for (index, request), reply in zip(judged, replies):
         row = results[index]
         outcome: Result
-        if reply.error is not None:
-            outcome = ("error", None, f"the judge could not answer: {reply.error}", {"judge": reply.details})
-        else:
-            try:
-                outcome = request.decide(reply)
-            except Exception as err:  # noqa: BLE001 - an evaluator bug must not stop the other samples
-                outcome = ("error", None, f"the {row['evaluator']} evaluator failed: {type(err).__name__}: {err}", None)
-        row["outcome"], row["score"], row["message"], row["details"] = outcome
+        try:
+            outcome = judged_result(request, reply)
+        except Exception as err:  # noqa: BLE001 - an evaluator bug must not stop the other samples
+            outcome = ("error", None, f"the {row['evaluator']} evaluator failed: {type(err).__name__}: {err}", None)
+        status, score, message, details = outcome
+        if reply.details is not None:  # what the judges did: model, grade, usage, cost, whether replayed
+            judges = reply.details if isinstance(reply.details, list) else [reply.details]
+            details = {**(details if isinstance(details, dict) else {}), "judges": judges}
+        row["outcome"], row["score"], row["message"], row["details"] = status, score, message, details

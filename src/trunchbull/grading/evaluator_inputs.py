@@ -7,7 +7,7 @@ adding its row here and its name there."""
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from trunchbull.evaluators.inputs import (
     CASE_DATA,
@@ -16,6 +16,8 @@ from trunchbull.evaluators.inputs import (
     MODEL,
     NORMALIZED_TOOL_CALLS,
     OUTPUT,
+    PROMPT,
+    RELEASE_FILES,
     TOOL_CALLS,
     USAGE,
     Preparation,
@@ -33,6 +35,7 @@ SAMPLE_VALUE: dict[str, Callable[[dict, Response], Any]] = {
     NORMALIZED_TOOL_CALLS: lambda case, response: normalize_tool_calls(response.tool_calls),
     FINISH_REASON: lambda case, response: response.finish_reason,
     USAGE: lambda case, response: response.usage,
+    PROMPT: lambda case, response: case["prompt"],
 }
 # the sample inputs that are a field of the response as it is (read with one C call)
 RESPONSE_FIELD = {OUTPUT: "output", TOOL_CALLS: "tool_calls", FINISH_REASON: "finish_reason", USAGE: "usage"}
@@ -42,6 +45,7 @@ RESPONSE_FIELD = {OUTPUT: "output", TOOL_CALLS: "tool_calls", FINISH_REASON: "fi
 PREPARATION_KEY: dict[str, Callable[[dict], Any] | None] = {
     CASE_TOOLS: lambda case: entries_key(case.get("tools") or ()),
     MODEL: None,  # one judge per grading
+    RELEASE_FILES: None,  # one release per grading
 }
 
 # A prepared evaluator and how the grader calls it, (evaluate, field): a kind that reads one
@@ -57,9 +61,11 @@ class KindInputs:
     inputs it reads, and what of a case they depend on (the part of the
     prepared-evaluator cache's key besides the spec; empty: the spec alone)."""
 
-    __slots__ = ("kind", "getters", "field", "case_keys", "case_tools", "tool_schemas", "judge_model")
+    __slots__ = ("kind", "getters", "field", "case_keys", "case_tools", "tool_schemas", "judge_model", "files")
 
-    def __init__(self, kind: Kind, schemas: ToolSchemas, judge_model: str | None):
+    def __init__(
+        self, kind: Kind, schemas: ToolSchemas, judge_model: str | None, files: Mapping[str, bytes] | None = None
+    ):
         self.kind = kind
         reads = kind.sample_inputs
         self.getters = tuple(SAMPLE_VALUE[name] for name in reads)
@@ -70,12 +76,13 @@ class KindInputs:
         self.case_tools = CASE_TOOLS in kind.reads
         self.tool_schemas = schemas if self.case_tools else None
         self.judge_model = judge_model if MODEL in kind.reads else None
+        self.files = files if RELEASE_FILES in kind.reads else None
 
     def prepare(self, spec: dict, case: dict) -> Bound:
         """The kind's evaluator for `spec`, prepared with the preparation inputs it reads (and only
         those) and bound to the sample inputs it reads. Raises ValueError for a spec it refuses."""
         tools = list(case.get("tools") or ()) if self.case_tools else None
-        evaluate = prepare_kind(self.kind, spec, Preparation(tools, self.tool_schemas, self.judge_model))
+        evaluate = prepare_kind(self.kind, spec, Preparation(tools, self.tool_schemas, self.judge_model, self.files))
         if self.field is not None:
             return evaluate, self.field
         getters = self.getters

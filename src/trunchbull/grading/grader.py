@@ -200,7 +200,7 @@ class Grader:
             if MODEL in kind.reads and self.judge is None:
                 raise ValueError(f"the {kind.name} evaluator grades with a judge model, and none was given")
             judge_model = self.judge.model if self.judge is not None else None
-            inputs = self._inputs[kind.name] = KindInputs(kind, self._schemas, judge_model)
+            inputs = self._inputs[kind.name] = KindInputs(kind, self._schemas, judge_model, self.release.files)
         evaluate = inputs.prepare(spec, case)
         if inputs.case_keys:
             if by_case is None:

@@ -11,6 +11,7 @@ from typing import Sequence
 
 from trunchbull.release.manifest import Manifest
 from trunchbull.stats.quantiles import CONFIDENCE, Z95
+from trunchbull.stats.judge_stats import judge_tallies
 from trunchbull.stats.run_stats import DIGITS, grouped, tally_cases
 
 METHOD = {
@@ -23,15 +24,27 @@ METHOD = {
 
 
 def summarize(
-    manifest: Manifest, results: Sequence[dict], records: Sequence[dict | None] | None = None, repeats: int = 1
+    manifest: Manifest,
+    results: Sequence[dict],
+    records: Sequence[dict | None] | None = None,
+    repeats: int = 1,
+    judgments: Sequence[dict] = (),
 ) -> dict:
     """`results`: graded rows (caseId, evalId, outcome, score); `records`:
     per row, the record it was graded from (its usage, latencyMs and cost
-    are read), None where there is none."""
+    are read), None where there is none; `judgments`: the judge answers the
+    rows of model-graded kinds were graded from (their figures are each
+    group's `judge`, apart from the model's; none: no `judge` key)."""
     groups, everything = grouped(tally_cases(results, records), manifest.eval_ids)
     evals = {eval_id: group.statistics(repeats) for eval_id, group in groups.items()}
     # one eval: the same samples, the same cases
     overall = next(iter(evals.values())) if len(evals) == 1 else everything.statistics(repeats)
+    if judgments:
+        judged, all_judged = judge_tallies(judgments)
+        for eval_id, tally in judged.items():
+            if eval_id in evals:
+                evals[eval_id]["judge"] = tally.statistics()
+        overall["judge"] = all_judged.statistics()
     return {
         "release": {
             "title": manifest.title,

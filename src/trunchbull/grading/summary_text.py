@@ -74,4 +74,29 @@ def render_summary(summary: dict) -> str:
         repeats = len(overall["passAtK"])  # k = 1 … K; the JSON has every k, the terminal a few
         ks = ", ".join(f"pass@{k} {_pct(overall['passAtK'].get(str(k)))}" for k in shown_ks(repeats))
         out.append(f"{ks}; pass^{repeats} {_pct(overall['passHatK'])}")
+    judge = overall.get("judge")
+    if judge:
+        out += _judge_lines(summary, judge)
     return "\n".join(out)
+
+
+def _judge_lines(summary: dict, judge: dict) -> list[str]:
+    judges = summary.get("judges") or []
+    named = ", ".join(
+        j["model"] + (" (the model under test: self-judged)" if j.get("selfJudge") else "") for j in judges
+    )
+    lines = [
+        f"judge{'s' * (len(judges) > 1)} {named or '?'}: {judge['requests']:,} request(s), "
+        f"{judge['cached']:,} from the cache, {judge['errors']:,} in error; "
+        f"{judge['tokens']['total']:,} tokens, cost {cost_text(judge['cost'])} (not in the figures above)"
+    ]
+    for eval_id, group in summary["evals"].items():
+        panel = (group.get("judge") or {}).get("panel")
+        if panel:
+            kappa = panel["fleissKappa"]
+            lines.append(
+                f"  {eval_id}: a panel of {panel['judges']} agreed on {_pct(panel['percentAgreement'])} of judge pairs "
+                f"over {panel['samples']:,} sample(s) all graded; Fleiss' kappa "
+                + ("-" if kappa is None else f"{kappa:.3f}")
+            )
+    return lines

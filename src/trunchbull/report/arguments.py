@@ -17,7 +17,8 @@ def _add_by(parser, release: bool = True) -> None:
         parser.add_argument("--release", type=Path, metavar="PATH", action="append", default=[], help=RELEASE_HELP)
 
 
-def add_report_parsers(commands) -> None:
+def add_report_parsers(commands, judge_arguments=None) -> None:
+    """`judge_arguments(parser)`: adds `compare`'s pairwise judging flags (run/arguments.py's)."""
     from trunchbull.report.exports.formats import formats, help_texts
 
     export_help, export_description = help_texts()
@@ -84,6 +85,8 @@ def add_report_parsers(commands) -> None:
         action="store_true",
         help="compare runs of different releases by case ID (lists added and removed cases)",
     )
+    if judge_arguments is not None:
+        judge_arguments(compare)
 
     export = commands.add_parser(
         "export",

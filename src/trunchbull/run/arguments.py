@@ -29,6 +29,7 @@ def add_run_parser(commands) -> None:
         "--base-url", metavar="URL", help="the provider's API base URL (required for openai-compatible)"
     )
     endpoint.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the API key")
+    add_judge_arguments(run)
     calls = run.add_argument_group("model call settings (passed only when given)")
     calls.add_argument("--temperature", type=float, metavar="T")
     calls.add_argument("--max-tokens", type=int, metavar="N")
@@ -112,3 +113,50 @@ def add_run_parser(commands) -> None:
         "--fail-under", type=float, metavar="RATE", help="exit 1 when the overall pass rate is below RATE (0-1)"
     )
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+def add_judge_arguments(parser, pairwise: bool = False) -> None:
+    """The judge of model-graded kinds (`run` and `grade`), or of `compare`'s pairwise judging."""
+    if pairwise:
+        judge = parser.add_argument_group("pairwise judging (each case's two outputs, asked in both orders)")
+        judge.add_argument(
+            "--judge",
+            action="append",
+            metavar="SPEC",
+            help="ask this judge model (a model SPEC, as --model) which output is better, for every case both "
+            "runs answered; needs -o CMP_DIR",
+        )
+    else:
+        judge = parser.add_argument_group("judge of model-graded evaluators (rubric, factuality)")
+        judge.add_argument(
+            "--judge",
+            action="append",
+            metavar="SPEC",
+            help="the judge model (a model SPEC, as --model); given several times, a panel (the majority's "
+            "verdict, the mean score); default: the one each spec pins",
+        )
+    judge.add_argument("--judge-base-url", metavar="URL", help="the judge provider's API base URL, as --base-url")
+    judge.add_argument(
+        "--judge-api-key-env", metavar="NAME", help="the environment variable holding the judge's API key"
+    )
+    judge.add_argument(
+        "--judge-max-tokens", type=int, metavar="N", help="the most output tokens of one judge reply (default: none)"
+    )
+    judge.add_argument(
+        "--allow-self-judge",
+        action="store_true",
+        help="let a model judge its own outputs (the run or comparison is marked self-judged)"
+        if pairwise
+        else "let the model under test judge its own outputs (the run is marked self-judged)",
+    )
+    if pairwise:
+        judge.add_argument(
+            "--rubric", metavar="TEXT", help="the criteria to compare the outputs on (default: MT-Bench's general ones)"
+        )
+        judge.add_argument(
+            "-o", "--out", type=Path, metavar="CMP_DIR", help="the comparison directory (new, or this comparison's)"
+        )
+        judge.add_argument(
+            "--rerun-errors", action="store_true", help="ask the judge again for the verdicts recorded in error"
+        )
+        judge.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")

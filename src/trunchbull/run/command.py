@@ -23,13 +23,15 @@ from pathlib import Path
 from trunchbull.common import exit_codes, lifetime
 from trunchbull.common.gc_pause import gc_paused
 from trunchbull.grading.command import check_fail_under
-from trunchbull.grading.judge_check import require_judge
 from trunchbull.release.loaded import LoadedRelease, load_release
 from trunchbull.run.budget import Budget
 from trunchbull.run.cache import ResponseCache, default_cache_path
 from trunchbull.run.dry_run import dry_run, token_estimator
 from trunchbull.run.finish import Sources, grade_and_report
 from trunchbull.run.grading import RunGrading
+from trunchbull.run.judge_options import JudgeOptions, JudgeSetup, judge_options, resolve_judges
+from trunchbull.run.judge_runner import JudgingStopped
+from trunchbull.run.judging import JUDGING_INTERRUPTED, judge_runner, judging_budget_message
 from trunchbull.run.options import RunOptions, resolve_options
 from trunchbull.run.prices import Price, run_price
 from trunchbull.run.recording import interrupted_message, record_samples
@@ -69,6 +71,7 @@ def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
     run_dir: Path = args.out
     previous = previous_run(run_dir, args.resume, args.rerun_errors)
     options = resolve_options(args, previous)
+    judging = judge_options(args, previous)
     code, release_path = resolve_target(args.target, as_json=args.json)
     if release_path is None:
         return code
@@ -76,7 +79,7 @@ def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
     check_same_release(previous, release, args.target)
     price = run_price(args.prices, previous, options.spec.text, options.spec.provider)
     if args.dry_run:
-        return _dry_run(args, release, options, previous, price)
+        return _dry_run(args, release, options, previous, price, judging)
     batch = options.batch is not None
     per_token = price.per_token(batch) if price is not None else None
     budget = None
@@ -94,10 +97,11 @@ def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
     meta: dict = {}  # run.json, once written
     with lifetime.scratch_dir("trunchbull-run-") as workdir, _Workers(release, options, workdir, per_token) as workers:
         cases = select_cases(release, options.filters)
-        require_judge(_evals_of(release, cases), None)
+        judges = _judges(judging, cases, options, args, previous, release)
         samples = plan(release, cases, options.repeat, identity, options.settings, keyed=not args.no_cache)
         left = reconcile(writer, samples, previous is not None, args.rerun_errors)
-        grading = RunGrading(release, run_dir, left.done, as_recorded=options.spec.remote)
+        runner = judge_runner(judges, release, options, writer, args, budget) if judges is not None else None
+        grading = RunGrading(release, run_dir, left.done, as_recorded=options.spec.remote, judge=runner)
         with nullcontext() if args.no_cache else closing(ResponseCache(default_cache_path())) as cache:
             todo = left.todo
             hits = cache.lookup([s.key for s in todo if s.key is not None]) if cache is not None and todo else {}
@@ -106,11 +110,14 @@ def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
             pool = workers.ready_for(to_run)
             if budget is not None:
                 budget.count_recorded(left.done)
+                if runner is not None:
+                    budget.count_recorded(runner.recorded)
             given = {
                 "price": None if price is None else price.to_json(),
                 "budget": None if budget is None else budget.limits(),
                 "model_info": describe_model(pool, identity) if pool is not None else None,
                 "batch": None if options.batch is None else options.batch.to_json(),
+                "judge": None if judges is None else judges.to_json(),
             }
             if previous is None:
                 meta.update(_new_run_json(release, release_path, options, len(samples), **given))
@@ -142,13 +149,32 @@ def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
         recorded = len(grading.records) + len(grading.written)
         print(budget.message(run_dir, recorded, len(samples)), file=sys.stderr)
         return exit_codes.BUDGET
-    return grade_and_report(writer, samples, *grading.finish(samples), options, meta, args, sources)
+    try:
+        graded, records = grading.finish(samples)
+    except JudgingStopped:
+        assert budget is not None and runner is not None  # judging stops early only at a budget
+        print(judging_budget_message(budget, runner, run_dir), file=sys.stderr)
+        return exit_codes.BUDGET
+    except KeyboardInterrupt:
+        print(JUDGING_INTERRUPTED.format(run_dir=run_dir), file=sys.stderr)
+        return exit_codes.INTERRUPTED
+    return grade_and_report(writer, samples, graded, records, options, meta, args, sources, runner)
 
 
-def _dry_run(args, release: LoadedRelease, options: RunOptions, previous: dict | None, price: Price | None) -> int:
+def _judges(
+    judging: JudgeOptions, cases: list[dict], options: RunOptions, args, previous: dict | None, release: LoadedRelease
+) -> JudgeSetup | None:
+    """The judges of the selected cases' model-graded kinds (None: no case needs one)."""
+    seed = options.settings.seed
+    return resolve_judges(judging, cases, options.spec, seed, args.prices, previous, release.manifest.evals)
+
+
+def _dry_run(
+    args, release: LoadedRelease, options: RunOptions, previous: dict | None, price: Price | None, judging: JudgeOptions
+) -> int:
     """`--dry-run`: the plan and its estimate, nothing called or written."""
     cases = select_cases(release, options.filters)
-    require_judge(_evals_of(release, cases), None)
+    judges = _judges(judging, cases, options, args, previous, release)
     samples = plan(release, cases, options.repeat, options.spec.identity(), options.settings, keyed=not args.no_cache)
     return dry_run(
         release,
@@ -160,6 +186,8 @@ def _dry_run(args, release: LoadedRelease, options: RunOptions, previous: dict |
         options.settings.maxTokens,
         options.spec.text,
         args.json,
+        judges,
+        args.rerun_errors,
         options.batch is not None,
     )
 
@@ -239,12 +267,6 @@ def in_batches(release: LoadedRelease, workdir: Path, prices: dict | None):
         return interrupted
 
     return record
-
-
-def _evals_of(release: LoadedRelease, cases: list[dict]) -> list[dict]:
-    """The entries of the evals the selected cases belong to."""
-    ids = {case["evalId"] for case in cases}
-    return [ev for ev in release.manifest.evals if ev["id"] in ids]
 
 
 def _new_run_json(release: LoadedRelease, release_path: Path, options: RunOptions, samples: int, **given) -> dict:

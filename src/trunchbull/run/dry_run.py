@@ -23,7 +23,10 @@ import orjson
 
 from trunchbull.release.loaded import LoadedRelease
 from trunchbull.run.samples import Sample, offered_tools
-from trunchbull.rundir.layout import RESPONSES
+from trunchbull.run.judge_options import JudgeSetup
+from trunchbull.run.judge_plan import judge_plan, judge_plan_lines
+from trunchbull.rundir.judgments import read_judgments
+from trunchbull.rundir.layout import JUDGMENTS, RESPONSES
 from trunchbull.rundir.log import read_records
 from trunchbull.stats.run_stats import rounded
 
@@ -81,8 +84,11 @@ def dry_run(
     max_tokens: int | None,
     model: str,
     as_json: bool,
+    judges: JudgeSetup | None = None,
+    rerun_errors: bool = False,
     batch: bool = False,
 ) -> int:
+    """`judges`: the run's judges, when it grades model-graded kinds (judge_plan.py)."""
     done = read_records(run_dir / RESPONSES).records if resuming else {}  # read only: a torn line is left as it is
     todo = [s for s in samples if (s.case_id, s.repeat) not in done]
     hits = cached_keys(cache_path, [s.key for s in todo if s.key]) if cache_path is not None else set()
@@ -108,6 +114,10 @@ def dry_run(
         "estimatedInputCost": rounded(cost_input),
         "maxCostWithMaxTokens": rounded(cost_max),
     }
+    if judges is not None:
+        recorded = read_judgments(run_dir / JUDGMENTS) if resuming else {}
+        lookup = None if cache_path is None else lambda keys: cached_keys(cache_path, keys)
+        out["judges"] = judge_plan(release, samples, judges, done, recorded, lookup, rerun_errors)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
         return 0
@@ -127,5 +137,7 @@ def dry_run(
             line += f"; with output at most --max-tokens {max_tokens:,} per sample: ≤ ${cost_max:.4f}"
         else:
             line += " (output unknown before the call; --max-tokens bounds it)"
+        print(line)
+    for line in judge_plan_lines(out.get("judges") or {}):
         print(line)
     return 0

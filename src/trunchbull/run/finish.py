@@ -15,6 +15,7 @@ from trunchbull.grading.command import fail_under_verdict
 from trunchbull.grading.grader import Graded
 from trunchbull.grading.summary import summarize
 from trunchbull.grading.summary_text import render_summary
+from trunchbull.run.judge_runner import JudgeRunner
 from trunchbull.run.options import RunOptions
 from trunchbull.run.samples import Sample
 from trunchbull.rundir.layout import RESULTS
@@ -60,10 +61,14 @@ def grade_and_report(
     meta: dict,
     args,
     sources: Sources | None = None,
+    judge: JudgeRunner | None = None,
 ) -> int:
     of_samples = [records.get((sample.case_id, sample.repeat)) for sample in samples]
-    summary = summarize(graded.release.manifest, graded.results, of_samples, repeats=options.repeat)
+    judgments = judge.used if judge is not None else ()
+    summary = summarize(graded.release.manifest, graded.results, of_samples, options.repeat, judgments)
     summary["model"] = options.spec.text
+    if judge is not None:
+        summary["judges"] = judge.summary()
     writer.finish(meta, graded.results, summary)
     run_dir = writer.path
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import orjson
 
+from trunchbull.evaluators.judging import Judge
 from trunchbull.grading.grader import Graded, Grader
 from trunchbull.grading.grader import ToGrade
 from trunchbull.grading.responses import Response
@@ -45,9 +46,12 @@ class RunGrading:
 
     BATCH = 64  # records graded together while the run goes on
 
-    def __init__(self, release: LoadedRelease, run_dir: Path, done: dict, as_recorded: bool):
+    def __init__(
+        self, release: LoadedRelease, run_dir: Path, done: dict, as_recorded: bool, judge: Judge | None = None
+    ):
+        """`judge`: what answers the requests of model-graded kinds (run/judge_runner.py), when any is graded."""
         self.log_path = run_dir / RESPONSES
-        self.grader = Grader(release, f"no record of this sample in {RESPONSES}")
+        self.grader = Grader(release, f"no record of this sample in {RESPONSES}", judge)
         self.as_recorded = as_recorded
         self.records: dict[tuple[str, int], dict] = dict(done)
         self.written: dict[tuple[str, int], bytes] = {}  # not parsed yet
@@ -89,7 +93,7 @@ class RunGrading:
             for damage in recorded.damaged:  # its sample is graded `error`: no record
                 print(f"trunchbull: warning: {damage.describe(self.log_path)}", file=sys.stderr)
             records = recorded.records
-            grader = Grader(grader.release, grader.missing_message)
+            grader = Grader(grader.release, grader.missing_message, grader.judge)
         else:
             grader.add(self.pending)
         graded = grader.rows

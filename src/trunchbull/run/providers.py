@@ -37,6 +37,7 @@ class Provider:
     file_magic: bytes = b""  # how that file starts
     local: bool = False  # the model runs in the run's workers (a native runtime, one generation per worker)
     remote: bool = False  # the model is called over the network: the run mostly waits on it
+    seed: bool = True  # its calls take a seed (a judge is sent one: run/judge_options.py)
     # How a worker makes the model (js/run/models.mjs):
     package: str | None = None  # an npm package of the toolchain, bundled with `ai` (sdk_bundle.py) ...
     factory: str | None = None  # ... and its factory: factory({ apiKey, baseURL, fetch, ...options })
@@ -104,6 +105,7 @@ PROVIDERS: dict[str, Provider] = {
             key_env="ANTHROPIC_API_KEY",
             needs_key=True,
             remote=True,
+            seed=False,
             package="@ai-sdk/anthropic",
             factory="createAnthropic",
             batch=BatchLimits(100_000, 256 * 1024 * 1024),  # Message Batches

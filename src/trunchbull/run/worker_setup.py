@@ -63,15 +63,21 @@ def describe_model(pool: ModelCallerPool, identity: dict) -> dict | None:
 
 
 def spawn_pool(
-    release: LoadedRelease, options: RunOptions, workdir: Path, samples: int | None, prices: dict | None = None
+    release: LoadedRelease,
+    options: RunOptions,
+    workdir: Path,
+    samples: int | None,
+    prices: dict | None = None,
+    with_tools: bool = True,
 ) -> ModelCallerPool:
     """The run's workers, started (not yet ready). `samples`: how many are
     left to run (a local model's plan needs it; None for a hosted model);
     `prices`: USD per token (input, output, cachedInput) for each record's
-    cost, None when the model's price is unknown."""
+    cost, None when the model's price is unknown; `with_tools` False: no
+    tool executors (a judge's workers, run/judge_runner.py)."""
     layout = runtime_layout(release, workdir)
     tools = {}
-    for tool in release.manifest.tools:
+    for tool in release.manifest.tools if with_tools else ():
         bundle = layout.bundle(tool["bundle"])
         if bundle is not None:
             tools[tool["name"]] = {
@@ -136,10 +142,10 @@ def spawn_pool(
     return pool
 
 
-def wait_ready(pool: ModelCallerPool, spec: ModelSpec) -> None:
+def wait_ready(pool: ModelCallerPool, spec: ModelSpec, flag: str = "--model") -> None:
     """Until every worker has made the model (the pool is killed if one cannot)."""
     try:
         pool.wait_ready()
     except WorkerSetupError as err:
         pool.kill_all()
-        raise UsageError(f"--model {spec.text}: the model cannot be made: {err}") from None
+        raise UsageError(f"{flag} {spec.text}: the model cannot be made: {err}") from None

@@ -13,8 +13,8 @@ RESPONSES = "responses.jsonl"  # one record per sample, appended as each finishe
 RESULTS = "results.jsonl"  # one graded result per sample (results.py)
 SUMMARY = "summary.json"  # per eval and overall (summary_file.py)
 FILES = (RUN_JSON, RESPONSES, RESULTS, SUMMARY)
-# Reserved: the judge's requests and replies for model-graded kinds, appended as each is
-# answered (writer.py `judgment_log`); written only by runs that grade with a judge.
+# The judge's requests and replies for model-graded kinds, appended as each is answered
+# (writer.py `judgment_log`, judgments.py); written only by runs that grade with a judge.
 JUDGMENTS = "judgments.jsonl"
 LOCK = ".lock"  # held by the one process writing here (lock.py); not part of the run
 

@@ -38,6 +38,7 @@ KEYS = (
     "price",  # the price the costs are at, null when unknown (run/prices.py)
     "budget",  # {maxCost, maxTotalTokens} the run was given, or null
     "modelInfo",  # what a local model said about itself, or null
+    "judge",  # the judges of model-graded kinds, their endpoint and settings (run/judge_options.py), or null
     "batch",  # batch mode: {poll} (run/batch/), or null for a live run
     "warnings",  # said once each on stderr, kept here
     "resumes",  # how many times the run was resumed
@@ -63,6 +64,7 @@ def new_run_json(
     price: dict | None = None,
     budget: dict | None = None,
     model_info: dict | None = None,
+    judge: dict | None = None,
     batch: dict | None = None,
 ) -> dict:
     """The run.json of a new run of `release` (a release.loaded.LoadedRelease)."""
@@ -85,6 +87,7 @@ def new_run_json(
         "price": price,
         "budget": budget,
         "modelInfo": model_info,
+        "judge": judge,
         "batch": batch,
         "warnings": [],
         "resumes": 0,
@@ -103,11 +106,12 @@ def resumed_run_json(
     price: dict | None,
     budget: dict | None,
     model_info: dict | None,
+    judge: dict | None = None,
     batch: dict | None = None,
 ) -> dict:
     """The run.json of a run being resumed: the same release (its digest is
-    checked), where it is now; this run's price; the budget and model info
-    given now, else the run's own; not finished."""
+    checked), where it is now; this run's price; the budget, model info and
+    judge given now, else the run's own; not finished."""
     meta = {key: previous.get(key) for key in KEYS}
     meta.update({key: value for key, value in previous.items() if key not in meta})  # kept as they were
     meta["release"] = {**previous["release"], "path": str(release_path)}
@@ -116,6 +120,8 @@ def resumed_run_json(
         meta["budget"] = budget
     if model_info is not None:
         meta["modelInfo"] = model_info
+    if judge is not None:
+        meta["judge"] = judge
     if batch is not None:
         meta["batch"] = batch
     meta["warnings"] = list(previous.get("warnings") or [])

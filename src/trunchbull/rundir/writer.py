@@ -16,9 +16,9 @@ The life of a run directory, whoever writes it:
    summary.json (summary_file.py), then run.json with `finishedAt`, the mark
    that the directory is complete (reader.py refuses it until then).
 
-`judgment_log()` is reserved for model-graded kinds: the judge runner
-appends each request and its reply there as it is answered
-(evaluators/judging.py)."""
+`judgment_log()`: judgments.jsonl (judgments.py), where the judge runner
+of model-graded kinds appends each request and its reply as it is answered
+(run/judge_runner.py), during the grading, before `finish`."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from trunchbull.rundir.judgments import cut_torn_line
 from trunchbull.rundir.layout import JUDGMENTS, RESPONSES, RESULTS, SUMMARY
 from trunchbull.rundir.batch_journal import JOURNAL, BatchJournal, read_journal
 from trunchbull.rundir.lock import run_dir_lock
@@ -74,7 +75,9 @@ class RunDirWriter:
         return BatchJournal(path, read_journal(path))
 
     def judgment_log(self) -> RecordLog:
-        """Reserved: judgments.jsonl, open for appending (one line per judge request and reply)."""
+        """judgments.jsonl, open for appending (one line per judge request and
+        reply; a torn last line is cut off first)."""
+        cut_torn_line(self.path / JUDGMENTS)
         return RecordLog(self.path / JUDGMENTS)
 
 

@@ -36,6 +36,9 @@ The input is a run's rows: each graded result (`evalId`, `caseId`,
   point estimate (docs/decisions.md, "Breakdowns").
 * **Rounding**: every figure a user sees is rounded to DIGITS decimals, by
   `rounded`, here.
+* **Judges.** The judge requests of model-graded kinds are counted apart
+  from the model's figures, by the same token and cost rules
+  (judge_stats.py).
 
 Python's `statistics` does the arithmetic: one pass over the rows groups
 them by case, and a summary of 25,000 samples takes ~0.1 s, less than

@@ -56,8 +56,16 @@ def _meta(run: RunDirectory) -> dict:
         "startedAt": meta.get("startedAt"),
         "finishedAt": meta.get("finishedAt"),
         "trunchbull": meta.get("trunchbull"),
+        "judge": _judge(meta.get("judge")),
         "release": {"title": release.get("title"), "version": release.get("version"), "digest": run.digest},
     }
+
+
+def _judge(judge: object) -> dict | None:
+    """The judges of a run's model-graded kinds, and those that are its model (run.json's `judge`)."""
+    if not isinstance(judge, dict):
+        return None
+    return {"models": list(judge.get("models") or []), "selfJudged": list(judge.get("selfJudged") or [])}
 
 
 def _number(value) -> float | int | None:

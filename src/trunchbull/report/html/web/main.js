@@ -97,6 +97,15 @@ function showCase(caseId) {
   }), { case: caseId });
 }
 
+// Who judged the run's model-graded kinds; a judge that is the model under test is marked.
+function judgeLine(judge) {
+  if (!judge || !judge.models.length) return null;
+  const self = judge.selfJudged.length > 0;
+  return h("div", { class: self ? "warning" : "muted", "data-testid": "judges", "data-self-judged": self ? "true" : "false" },
+    `judged by ${judge.models.join(", ")}`,
+    self ? ` · self-judged: ${judge.selfJudged.join(", ")} is the model under test (--allow-self-judge)` : "");
+}
+
 function runLine(run) {
   const release = run.meta.release || {};
   return h("div", { class: "run-line" },
@@ -104,6 +113,7 @@ function runLine(run) {
     h("code", {}, run.meta.model), run.meta.baseUrl ? h("span", { class: "muted" }, ` at ${run.meta.baseUrl}`) : null,
     ` on ${release.title || "release"}${release.version ? ` ${release.version}` : ""} `,
     h("span", { class: "muted" }, `${release.digest || ""} · ${run.meta.runDir} · ${run.meta.startedAt || ""}`),
+    judgeLine(run.meta.judge),
     run.note ? h("div", { class: "warning", "data-testid": "note" }, run.note) : null);
 }
 

@@ -1,6 +1,7 @@
 // A sample's transcript: system prompt, prompt, each tool call with its input
-// and result (errors marked), the final output, finish reason, usage, and the
-// evaluator's verdict with its details.
+// and result (errors marked), the final output, finish reason, usage, each
+// judge's grade and reasoning (model-graded kinds), and the evaluator's verdict
+// with its details.
 import { h, int, ms, num } from "./dom.js";
 
 const json = (value) => JSON.stringify(value, null, 2);
@@ -32,6 +33,20 @@ function toolCalls(run, i) {
     })));
 }
 
+// Each judge's verdict and reasoning (details.judges: one judge, or a panel's).
+function judges(details) {
+  const list = details && Array.isArray(details.judges) ? details.judges : [];
+  if (!list.length) return null;
+  return block(list.length > 1 ? `Judges (${list.length})` : "Judge", "judges",
+    h("ol", { class: "calls" }, list.map((judge) => {
+      const reasoning = judge.explanation ?? (list.length === 1 ? details.explanation : null);
+      return h("li", { class: "call", "data-testid": "judge-verdict", "data-judge": judge.model, "data-grade": judge.grade ?? "" },
+        h("div", { class: "call-head" }, h("code", {}, judge.model), ` grade ${judge.grade ?? "–"}`,
+          judge.replayed ? h("span", { class: "muted" }, " (replayed)") : judge.cached ? h("span", { class: "muted" }, " (from the cache)") : null),
+        reasoning != null ? pre(String(reasoning)) : h("p", { class: "muted" }, "no reply"));
+    })));
+}
+
 /** The transcript of sample `i` of `run`, as an element. */
 export function transcript(run, i) {
   const outcome = run.outcome(i);
@@ -57,6 +72,7 @@ export function transcript(run, i) {
       h("dt", {}, "latency"), h("dd", {}, ms(run.latency(i))),
       h("dt", {}, "attempts"), h("dd", {}, run.attempts(i) ?? "–"),
       h("dt", {}, "cached"), h("dd", {}, run.cached(i) ? "yes" : "no"))),
+    judges(details),
     block(`Evaluator${run.evaluator(i) ? `: ${run.evaluator(i)}` : ""}`, "evaluator",
       h("div", {}, h("p", { "data-testid": "evaluator-message" }, run.message(i) ?? "–"),
         details !== null ? pre(json(details)) : null)),
