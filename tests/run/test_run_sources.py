@@ -75,3 +75,25 @@ def test_resume_says_how_many_samples_it_kept_and_ran(built, cli, cache_dir, tmp
     )
     meta = orjson.loads((out / "run.json").read_bytes())
     assert meta["resumes"] == 2
+
+
+def test_a_run_made_with_no_cache_keeps_it_when_resumed(built, server, cli, tmp_path):
+    from tests.support.chat_server import Reply
+
+    release = built("agent")
+    server.script("[plain-one]", [[Reply(status=400), Reply(content="echo fixed")]])
+    uncached = tmp_path / "uncached"
+    assert cli(*run_args(release, server, uncached, "--case", "plain.one", "--no-cache")).code == 1  # an error
+    assert orjson.loads((uncached / "run.json").read_bytes())["cache"] is False
+    # another run puts plain.one's answer in the response cache
+    assert cli(*run_args(release, server, tmp_path / "cached", "--case", "plain.one")).code == 0
+    requests = len(server.received())
+
+    # resumed without --no-cache, the sample in error is asked again, not taken from the cache
+    resumed = cli("run", release, "-o", uncached, "--resume", "--rerun-errors", "--json")
+    assert resumed.code == 0, resumed.stderr
+    assert len(server.received()) == requests + 1
+    assert resumed.json["sources"] == {"resumed": True, "kept": 0, "cached": 0, "called": 1}
+    assert orjson.loads((uncached / "run.json").read_bytes())["cache"] is False
+    fresh = orjson.loads((tmp_path / "cached" / "run.json").read_bytes())
+    assert fresh["cache"] is True

@@ -19,6 +19,7 @@ import signal
 import sys
 from contextlib import closing, nullcontext
 from pathlib import Path
+from typing import Any
 
 from trunchbull.common import exit_codes, lifetime
 from trunchbull.common.gc_pause import gc_paused
@@ -98,11 +99,11 @@ def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
     with lifetime.scratch_dir("trunchbull-run-") as workdir, _Workers(release, options, workdir, per_token) as workers:
         cases = select_cases(release, options.filters)
         judges = _judges(judging, cases, options, args, previous, release)
-        samples = plan(release, cases, options.repeat, identity, options.settings, keyed=not args.no_cache)
+        samples = plan(release, cases, options.repeat, identity, options.settings, keyed=options.cache)
         left = reconcile(writer, samples, previous is not None, args.rerun_errors)
         runner = judge_runner(judges, release, options, writer, args, budget) if judges is not None else None
         grading = RunGrading(release, run_dir, left.done, as_recorded=options.spec.remote, judge=runner)
-        with nullcontext() if args.no_cache else closing(ResponseCache(default_cache_path())) as cache:
+        with nullcontext() if not options.cache else closing(ResponseCache(default_cache_path())) as cache:
             todo = left.todo
             hits = cache.lookup([s.key for s in todo if s.key is not None]) if cache is not None and todo else {}
             to_run = [s for s in todo if s.key not in hits]
@@ -112,12 +113,13 @@ def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
                 budget.count_recorded(left.done)
                 if runner is not None:
                     budget.count_recorded(runner.recorded)
-            given = {
+            given: dict[str, Any] = {
                 "price": None if price is None else price.to_json(),
                 "budget": None if budget is None else budget.limits(),
                 "model_info": describe_model(pool, identity) if pool is not None else None,
                 "batch": None if options.batch is None else options.batch.to_json(),
                 "judge": None if judges is None else judges.to_json(),
+                "cache": options.cache,
             }
             if previous is None:
                 meta.update(_new_run_json(release, release_path, options, len(samples), **given))
@@ -175,13 +177,13 @@ def _dry_run(
     """`--dry-run`: the plan and its estimate, nothing called or written."""
     cases = select_cases(release, options.filters)
     judges = _judges(judging, cases, options, args, previous, release)
-    samples = plan(release, cases, options.repeat, options.spec.identity(), options.settings, keyed=not args.no_cache)
+    samples = plan(release, cases, options.repeat, options.spec.identity(), options.settings, keyed=options.cache)
     return dry_run(
         release,
         samples,
         args.out,
         previous is not None,
-        None if args.no_cache else default_cache_path(),
+        default_cache_path() if options.cache else None,
         price,
         options.settings.maxTokens,
         options.spec.text,

@@ -42,7 +42,7 @@ def judge_runner(
         writer=writer,
         recorded=recorded,
         rerun_errors=bool(args.rerun_errors),
-        cache_path=None if args.no_cache else default_cache_path(),
+        cache_path=default_cache_path() if options.cache else None,
         budget=budget,
         quiet=bool(args.json),
     )

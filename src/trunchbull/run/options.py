@@ -60,6 +60,7 @@ class RunOptions:
     filters: Filters
     repeat: int
     batch: BatchMode | None = None
+    cache: bool = True  # the response cache: off with --no-cache, which a resumed run keeps
 
 
 def resolve_options(args, previous: dict | None) -> RunOptions:
@@ -106,7 +107,8 @@ def resolve_options(args, previous: dict | None) -> RunOptions:
     spec = parse_model_spec(model, base_url=base_url, api_key_env=api_key_env)
     settings = RunSettings(**{name: values[name] for name in SETTING_FLAGS})
     filters = Filters(tuple(evals or ()), tuple(cases or ()), limit)
-    return RunOptions(spec, settings, filters, check_repeat(repeat), _batch_mode(args, previous, spec))
+    cache = not (getattr(args, "no_cache", False) or old.get("cache") is False)
+    return RunOptions(spec, settings, filters, check_repeat(repeat), _batch_mode(args, previous, spec), cache)
 
 
 def _batch_mode(args, previous: dict | None, spec: ModelSpec) -> BatchMode | None:

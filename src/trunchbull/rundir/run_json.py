@@ -40,6 +40,7 @@ KEYS = (
     "modelInfo",  # what a local model said about itself, or null
     "judge",  # the judges of model-graded kinds, their endpoint and settings (run/judge_options.py), or null
     "batch",  # batch mode: {poll} (run/batch/), or null for a live run
+    "cache",  # whether the response cache is used (false: --no-cache, kept by --resume); null: no calls
     "warnings",  # said once each on stderr, kept here
     "resumes",  # how many times the run was resumed
     "trunchbull",  # the version that wrote it
@@ -66,6 +67,7 @@ def new_run_json(
     model_info: dict | None = None,
     judge: dict | None = None,
     batch: dict | None = None,
+    cache: bool | None = None,
 ) -> dict:
     """The run.json of a new run of `release` (a release.loaded.LoadedRelease)."""
     meta = {
@@ -89,6 +91,7 @@ def new_run_json(
         "modelInfo": model_info,
         "judge": judge,
         "batch": batch,
+        "cache": cache,
         "warnings": [],
         "resumes": 0,
         "trunchbull": __version__,
@@ -108,6 +111,7 @@ def resumed_run_json(
     model_info: dict | None,
     judge: dict | None = None,
     batch: dict | None = None,
+    cache: bool | None = None,
 ) -> dict:
     """The run.json of a run being resumed: the same release (its digest is
     checked), where it is now; this run's price; the budget, model info and
@@ -124,6 +128,8 @@ def resumed_run_json(
         meta["judge"] = judge
     if batch is not None:
         meta["batch"] = batch
+    if cache is not None:
+        meta["cache"] = cache
     meta["warnings"] = list(previous.get("warnings") or [])
     meta["resumes"] = int(previous.get("resumes") or 0) + 1
     meta["finishedAt"] = None
