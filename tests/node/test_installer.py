@@ -4,6 +4,7 @@ install lands with its marker, a failed or refused one leaves nothing."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -65,3 +66,32 @@ def test_a_staged_tree_the_check_refuses_is_not_installed(tmp_path):
     with pytest.raises(RuntimeError, match="does not load"):
         install_into(target, {"package.json": PACKAGE, "package-lock.json": LOCK}, CI, check=refuse)
     assert not target.exists() and _leftovers(tmp_path) == []
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs a Node on PATH besides the pinned one")
+def test_npm_under_the_pinned_node_keeps_the_machines_global_config(tmp_path, monkeypatch):
+    """A machine's npm keeps its registry's CA bundle or proxy in `<prefix>/etc/npmrc` beside its
+    Node; npm run by the pinned Node would look beside that one instead (and fail on such a
+    machine with an empty npm cache)."""
+    import subprocess
+
+    from trunchbull.node.installer import with_node_on_path
+    from trunchbull.node.toolchain import toolchain
+
+    monkeypatch.delenv("npm_config_globalconfig", raising=False)
+    monkeypatch.delenv("NPM_CONFIG_GLOBALCONFIG", raising=False)
+
+    def globalconfig(env: dict) -> str:
+        asked = subprocess.run([NPM, "config", "get", "globalconfig"], env=env, capture_output=True, text=True)
+        assert asked.returncode == 0, asked.stderr
+        return asked.stdout.strip()
+
+    home = {"HOME": str(tmp_path)}
+    machines = globalconfig({**os.environ, **home})  # npm as the machine runs it
+    pinned = toolchain().node
+    assert not machines.startswith(str(pinned.parent.parent))
+    assert globalconfig({**with_node_on_path(pinned), **home}) == machines
+    # a global config the user names wins
+    named = tmp_path / "npmrc"
+    monkeypatch.setenv("npm_config_globalconfig", str(named))
+    assert globalconfig({**with_node_on_path(pinned), **home}) == str(named)

@@ -91,7 +91,16 @@ def install_into(
 
 
 def with_node_on_path(node: Path) -> dict[str, str]:
-    """The environment npm runs in: ours, with the pinned Node first on PATH."""
+    """The environment npm runs in: ours, with the pinned Node first on PATH.
+
+    npm reads its global config (`<prefix>/etc/npmrc`, where a machine keeps its registry's CA
+    bundle or proxy) from beside the Node that runs it, so the pinned Node would hide the
+    machine's: it stays the one of the Node found on PATH before, unless npm is told otherwise."""
     env = dict(os.environ)
-    env["PATH"] = f"{node.parent}{os.pathsep}{env.get('PATH', '')}"
+    path = env.get("PATH", "")
+    if not any(key.lower() == "npm_config_globalconfig" for key in env):
+        machine_node = shutil.which("node", path=path)
+        if machine_node is not None:  # npm's own rule: the prefix is the directory above node's
+            env["npm_config_globalconfig"] = str(Path(machine_node).resolve().parent.parent / "etc" / "npmrc")
+    env["PATH"] = f"{node.parent}{os.pathsep}{path}"
     return env
