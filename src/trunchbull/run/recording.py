@@ -29,9 +29,9 @@ class Recorder:
     def __init__(
         self,
         writer: RunDirWriter,
-        total: int,
-        done: int,
-        errors_before: int,
+        samples: list[Sample],
+        todo: list[Sample],
+        done: dict,
         cache: ResponseCache | None,
         options: RunOptions,
         grading: RunGrading,
@@ -40,7 +40,10 @@ class Recorder:
         *,
         priced: bool,
     ):
-        self.progress = SampleProgress(total, done, errors_before, enabled=False if quiet else None)
+        """`samples`: the run's; `todo`: those not recorded yet; `done`: the records kept (by sample)."""
+        errors_before = sum(1 for row in done.values() if row.get("error"))
+        total = len(samples)
+        self.progress = SampleProgress(total, total - len(todo), errors_before, enabled=False if quiet else None)
         secret = options.spec.secret
         self._secret = secret.encode() if secret else None
         self.log = writer.record_log()
@@ -118,18 +121,8 @@ def record_samples(
 ) -> bool:
     """Record cached samples, then run the rest (each record appended to the
     log is also handed to `grading`, and to the budget); True when interrupted."""
-    errors_before = sum(1 for row in done.values() if row.get("error"))
     recorder = Recorder(
-        writer,
-        len(samples),
-        len(samples) - len(todo),
-        errors_before,
-        cache,
-        options,
-        grading,
-        quiet,
-        budget,
-        priced=pool is not None and pool.priced,
+        writer, samples, todo, done, cache, options, grading, quiet, budget, priced=pool is not None and pool.priced
     )
 
     def on_record(sample: Sample, kind: str | None, record: bytes) -> None:

@@ -85,19 +85,7 @@ def record_in_batches(
     """Record the cached samples, then run the rest in batches; True when interrupted (or cancelled)."""
     mode = options.batch
     assert mode is not None
-    errors_before = sum(1 for row in done.values() if row.get("error"))
-    recorder = Recorder(
-        writer,
-        len(samples),
-        len(samples) - len(todo),
-        errors_before,
-        cache,
-        options,
-        grading,
-        quiet,
-        budget,
-        priced=prices is not None,
-    )
+    recorder = Recorder(writer, samples, todo, done, cache, options, grading, quiet, budget, priced=prices is not None)
     recorder.cached(todo, hits)
     journal = writer.batch_journal()
     tc = toolchain()
