@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -303,7 +304,9 @@ def test_interrupt_keeps_the_records_and_leaves_no_process(built, cache_dir, tmp
         os.killpg(proc.pid, signum)  # as a terminal's Ctrl-C does: the whole group
         _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
-    assert "interrupted" in stderr and "--resume" in stderr and "Traceback" not in stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    # the command to continue is the one the user ran (here `python -m trunchbull`)
+    assert f"Continue with: {Path(sys.executable).name} -m trunchbull run … -o {out} --resume" in stderr
     records = read_jsonl(log)
     assert len(records) >= 4 and len({(r["caseId"], r["repeat"]) for r in records}) == len(records)
     assert not group_alive(proc.pid)

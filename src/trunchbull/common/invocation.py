@@ -32,3 +32,8 @@ def command() -> str:
     if program.endswith("__main__.py"):
         return f"{os.path.basename(sys.executable) or 'python'} -m trunchbull"
     return "trunchbull"
+
+
+def resume_command(run_dir, extra: str = "") -> str:
+    """The command that continues the run in `run_dir`, as the user runs Trunchbull."""
+    return f"{command()} run … -o {run_dir} --resume{extra}"

@@ -24,6 +24,7 @@ import orjson
 
 from trunchbull.common.diagnostics import UsageError
 from trunchbull.run.samples import Sample
+from trunchbull.common.invocation import resume_command
 
 
 def record_tokens(row: dict) -> int:
@@ -137,6 +138,6 @@ class Budget:
             limits.append(f"--max-total-tokens {self.max_tokens:,} (used {self.spent_tokens:,})")
         return (
             f"trunchbull: budget reached: {' and '.join(limits)}; {recorded:,} of {total:,} samples are recorded "
-            f"in {run_dir}, the rest were not started. Continue with a larger budget: trunchbull run … -o {run_dir} "
-            "--resume --max-cost … (exit code 3)"
+            f"in {run_dir}, the rest were not started. Continue with a larger budget: "
+            f"{resume_command(run_dir, ' --max-cost …')} (exit code 3)"
         )

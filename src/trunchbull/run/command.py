@@ -32,7 +32,7 @@ from trunchbull.run.finish import Sources, grade_and_report
 from trunchbull.run.grading import RunGrading
 from trunchbull.run.judge_options import JudgeOptions, JudgeSetup, judge_options, resolve_judges
 from trunchbull.run.judge_runner import JudgingStopped
-from trunchbull.run.judging import JUDGING_INTERRUPTED, judge_runner, judging_budget_message
+from trunchbull.run.judging import judge_runner, judging_interrupted, judging_budget_message
 from trunchbull.run.options import RunOptions, resolve_options
 from trunchbull.run.prices import Price, run_price
 from trunchbull.run.recording import interrupted_message, record_samples
@@ -158,7 +158,7 @@ def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
         print(judging_budget_message(budget, runner, run_dir), file=sys.stderr)
         return exit_codes.BUDGET
     except KeyboardInterrupt:
-        print(JUDGING_INTERRUPTED.format(run_dir=run_dir), file=sys.stderr)
+        print(judging_interrupted(run_dir), file=sys.stderr)
         return exit_codes.INTERRUPTED
     return grade_and_report(writer, samples, graded, records, options, meta, args, sources, runner)
 

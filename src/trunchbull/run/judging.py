@@ -16,11 +16,14 @@ from trunchbull.run.options import RunOptions
 from trunchbull.rundir.judgments import read_judgments
 from trunchbull.rundir.layout import JUDGMENTS
 from trunchbull.rundir.writer import RunDirWriter
+from trunchbull.common.invocation import resume_command
 
-JUDGING_INTERRUPTED = (
-    "trunchbull: interrupted while judging; every sample and every verdict so far is recorded in {run_dir}. "
-    "Continue with: trunchbull run … -o {run_dir} --resume"
-)
+
+def judging_interrupted(run_dir) -> str:
+    return (
+        f"trunchbull: interrupted while judging; every sample and every verdict so far is recorded in {run_dir}. "
+        f"Continue with: {resume_command(run_dir)}"
+    )
 
 
 def judge_runner(
@@ -57,5 +60,5 @@ def judging_budget_message(budget: Budget, runner: JudgeRunner, run_dir: Path) -
     return (
         f"trunchbull: budget reached while judging: {' and '.join(limits)}; every sample and "
         f"{len(runner.used):,} verdict(s) are recorded in {run_dir}, the other judge requests were not sent. "
-        f"Continue with a larger budget: trunchbull run … -o {run_dir} --resume --max-cost … (exit code 3)"
+        f"Continue with a larger budget: {resume_command(run_dir, ' --max-cost …')} (exit code 3)"
     )

@@ -19,6 +19,7 @@ from trunchbull.run.samples import Sample
 from trunchbull.run.workers import ModelCallerPool
 from trunchbull.rundir.repair import checked_record, with_earlier_attempts
 from trunchbull.rundir.writer import RunDirWriter
+from trunchbull.common.invocation import resume_command
 
 CACHE_FLUSH_S = 1.0
 
@@ -100,7 +101,7 @@ class Recorder:
 def interrupted_message(done: int, total: int, run_dir: Path, extra: str = "") -> str:
     return (
         f"trunchbull: interrupted; {done:,} of {total:,} samples are recorded in {run_dir}. "
-        f"Continue with: trunchbull run … -o {run_dir} --resume{extra}"
+        f"Continue with: {resume_command(run_dir, extra)}"
     )
 
 

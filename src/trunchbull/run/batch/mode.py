@@ -30,6 +30,7 @@ from trunchbull.run.worker_setup import reply_limit
 from trunchbull.run.workers import ModelCallerPool
 from trunchbull.rundir.schema import MAX_RECORD_BYTES
 from trunchbull.rundir.writer import RunDirWriter
+from trunchbull.common.invocation import resume_command
 
 LEFT_LIVE = (
     " The batches sent go on at the provider (and are billed): --resume re-attaches to them; "
@@ -121,7 +122,7 @@ def record_in_batches(
                 left = len(batch_run.loops)
                 print(
                     f"trunchbull: the run's batches are cancelled and what they finished is recorded; {left:,} "
-                    f"sample(s) are not. Continue with: trunchbull run … -o {writer.path} --resume",
+                    f"sample(s) are not. Continue with: {resume_command(writer.path)}",
                     file=sys.stderr,
                 )
                 recorder.close()
