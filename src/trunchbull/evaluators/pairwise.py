@@ -58,7 +58,7 @@ _FACTORS = (
 _CRITERIA = "Your evaluation should consider the criteria given after the user question."
 _RUBRIC_PROMPT = PAIR_V2_PROMPT.replace("{question}\n\n", "{question}\n\n[Criteria]\n{rubric}\n\n", 1)
 
-VERDICTS = ("A", "B", "C")  # the first output better, the second, a tie
+# A verdict: [[A]] the first output is better, [[B]] the second, [[C]] a tie.
 _VERDICT = re.compile(r"\[\[([ABC])\]\]")
 # What a verdict says of the first output shown: its share of the preference.
 FIRST_SHARE = {"A": 1.0, "B": 0.0, "C": 0.5}

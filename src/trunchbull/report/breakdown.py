@@ -22,7 +22,6 @@ from trunchbull.stats.run_stats import GroupOf
 
 EVAL = "eval"
 MISSING = "(none)"
-HELP = "a row per value of FIELD: eval, or a field of the cases' data such as data.subject"
 _FIELD = re.compile(r"data(\.[^.\s]+)+")
 
 

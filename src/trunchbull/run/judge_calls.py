@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 
-import orjson
 
 from trunchbull.evaluators.judging import JudgeAsk, JudgeReply, JudgeRequest
 from trunchbull.evaluators.result import Result
@@ -118,7 +117,3 @@ def reply_of(line: dict, replayed: bool) -> JudgeReply:
     if error is not None and error.get("kind") != "judge-unparsable":
         return JudgeReply(None, error.get("message"), details, line["finishReason"], error["kind"])
     return JudgeReply(line["reply"], None, details, line["finishReason"])
-
-
-def record_bytes(row: dict) -> bytes:
-    return orjson.dumps(row)

@@ -335,11 +335,6 @@ def case_groups(
     return {label: group for label, group in groups.items() if group}
 
 
-def eval_groups(cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = ()) -> dict[str, list[CaseTally]]:
-    """Eval ID → its cases: the evals of `order` first (those with cases), then the others as they come."""
-    return case_groups(cases, order)
-
-
 def grouped(
     cases: dict[tuple[str, str], CaseTally], order: Iterable[str] = (), group_of: GroupOf = None
 ) -> tuple[dict[str, GroupTally], GroupTally]:
