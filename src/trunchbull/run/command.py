@@ -41,6 +41,8 @@ from trunchbull.run.samples import Sample, plan, select_cases
 from trunchbull.run.target import resolve_target
 from trunchbull.run.worker_setup import describe_model, spawn_pool, wait_ready
 from trunchbull.run.workers import ModelCallerPool
+from trunchbull.rundir.layout import RESPONSES
+from trunchbull.rundir.log import read_records
 from trunchbull.rundir.run_json import add_warnings, new_run_json, now, resumed_run_json
 from trunchbull.rundir.writer import RunDirWriter, open_run_dir
 
@@ -51,23 +53,25 @@ def _interrupt(signum, frame) -> None:
 
 def run_command(args) -> int:
     previous_term = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops a run like Ctrl-C
-    all_recorded: list[int] = []  # the number of samples, once every one is recorded
+    started: list[int] = []  # the number of samples, once run.json is written (--resume continues)
     try:
         with gc_paused(), nullcontext() if args.dry_run else open_run_dir(args.out) as writer:
-            return _run(args, writer, all_recorded)
+            return _run(args, writer, started)
     except KeyboardInterrupt:
-        if not all_recorded:  # interrupted before anything was written, or said so while recording
+        if not started:  # interrupted before anything was written
             raise
-        # interrupted while grading or reporting: the records are all kept, --resume grades them
-        print(interrupted_message(all_recorded[0], all_recorded[0], args.out), file=sys.stderr)
+        # Interrupted outside the recording loop (which says so itself): before it, between it and
+        # grading, or while grading or reporting. What the log holds is kept; --resume goes on.
+        recorded = len(read_records(args.out / RESPONSES).records)
+        print(interrupted_message(recorded, started[0], args.out), file=sys.stderr)
         return exit_codes.INTERRUPTED  # as when interrupted while recording
     finally:
         signal.signal(signal.SIGTERM, previous_term)
 
 
-def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
+def _run(args, writer: RunDirWriter | None, started: list[int]) -> int:
     """`writer`: the run directory's (None for --dry-run, which writes nothing);
-    `all_recorded` gets the number of samples once every one is recorded."""
+    `started` gets the number of samples once run.json is written."""
     check_fail_under(args.fail_under)
     run_dir: Path = args.out
     previous = previous_run(run_dir, args.resume, args.rerun_errors)
@@ -126,6 +130,7 @@ def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
             else:
                 meta.update(resumed_run_json(previous, release_path.absolute(), **given))
             writer.start(meta)
+            started.append(len(samples))
             workers.meta = meta
             record = record_samples if options.batch is None else in_batches(release, workdir, per_token)
             interrupted = record(
@@ -143,8 +148,6 @@ def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
                 quiet=args.json,
                 budget=budget,
             )
-            if not interrupted and not (budget is not None and budget.stopped):
-                all_recorded.append(len(samples))
     if interrupted:
         return exit_codes.INTERRUPTED
     if budget is not None and budget.stopped:
@@ -158,6 +161,8 @@ def _run(args, writer: RunDirWriter | None, all_recorded: list[int]) -> int:
         print(judging_budget_message(budget, runner, run_dir), file=sys.stderr)
         return exit_codes.BUDGET
     except KeyboardInterrupt:
+        if runner is None:  # no judge: run_command says what the log holds
+            raise
         print(judging_interrupted(run_dir), file=sys.stderr)
         return exit_codes.INTERRUPTED
     return grade_and_report(writer, samples, graded, records, options, meta, args, sources, runner)
