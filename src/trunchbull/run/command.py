@@ -31,7 +31,7 @@ from trunchbull.run.dry_run import dry_run, token_estimator
 from trunchbull.run.finish import Sources, grade_and_report
 from trunchbull.run.grading import RunGrading
 from trunchbull.run.judge_options import JudgeOptions, JudgeSetup, judge_options, resolve_judges
-from trunchbull.run.judge_runner import JudgingStopped
+from trunchbull.run.judge_runner import JudgeRunner, JudgingStopped
 from trunchbull.run.judging import judge_runner, judging_interrupted, judging_budget_message
 from trunchbull.run.options import RunOptions, resolve_options
 from trunchbull.run.prices import Price, run_price
@@ -85,18 +85,8 @@ def _run(args, writer: RunDirWriter | None, started: list[int]) -> int:
     price = run_price(args.prices, previous, options.spec.text, options.spec.provider)
     if args.dry_run:
         return _dry_run(args, release, options, previous, price, judging)
-    batch = options.batch is not None
-    per_token = price.per_token(batch) if price is not None else None
-    budget = None
-    if args.max_cost is not None or args.max_total_tokens is not None:
-        budget = Budget(
-            args.max_cost,
-            args.max_total_tokens,
-            token_estimator(release),
-            options.settings.maxTokens,
-            per_token,
-            batch=batch,
-        )
+    per_token = price.per_token(options.batch is not None) if price is not None else None
+    budget = _budget(args, release, options, per_token)
     assert writer is not None
     identity = options.spec.identity()
     meta: dict = {}  # run.json, once written
@@ -125,10 +115,7 @@ def _run(args, writer: RunDirWriter | None, started: list[int]) -> int:
                 "judge": None if judges is None else judges.to_json(),
                 "cache": options.cache,
             }
-            if previous is None:
-                meta.update(_new_run_json(release, release_path, options, len(samples), **given))
-            else:
-                meta.update(resumed_run_json(previous, release_path.absolute(), **given))
+            meta.update(_run_json(previous, release, release_path, options, len(samples), given))
             writer.start(meta)
             started.append(len(samples))
             workers.meta = meta
@@ -150,6 +137,22 @@ def _run(args, writer: RunDirWriter | None, started: list[int]) -> int:
             )
     if interrupted:
         return exit_codes.INTERRUPTED
+    return _grade(args, writer, samples, grading, budget, runner, options, meta, sources)
+
+
+def _grade(
+    args,
+    writer: RunDirWriter,
+    samples: list[Sample],
+    grading: RunGrading,
+    budget: Budget | None,
+    runner: JudgeRunner | None,
+    options: RunOptions,
+    meta: dict,
+    sources: Sources,
+) -> int:
+    """Every sample recorded: grade them (asking the judges), write the results and report."""
+    run_dir: Path = args.out
     if budget is not None and budget.stopped:
         recorded = len(grading.records) + len(grading.written)
         print(budget.message(run_dir, recorded, len(samples)), file=sys.stderr)
@@ -166,6 +169,29 @@ def _run(args, writer: RunDirWriter | None, started: list[int]) -> int:
         print(judging_interrupted(run_dir), file=sys.stderr)
         return exit_codes.INTERRUPTED
     return grade_and_report(writer, samples, graded, records, options, meta, args, sources, runner)
+
+
+def _budget(args, release: LoadedRelease, options: RunOptions, per_token: dict | None) -> Budget | None:
+    """--max-cost / --max-total-tokens, if given."""
+    if args.max_cost is None and args.max_total_tokens is None:
+        return None
+    return Budget(
+        args.max_cost,
+        args.max_total_tokens,
+        token_estimator(release),
+        options.settings.maxTokens,
+        per_token,
+        batch=options.batch is not None,
+    )
+
+
+def _run_json(
+    previous: dict | None, release: LoadedRelease, release_path: Path, options: RunOptions, samples: int, given: dict
+) -> dict:
+    """run.json as this invocation starts: a new run's, or the resumed run's with what is given now."""
+    if previous is None:
+        return _new_run_json(release, release_path, options, samples, **given)
+    return resumed_run_json(previous, release_path.absolute(), **given)
 
 
 def _judges(
