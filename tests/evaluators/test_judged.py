@@ -51,13 +51,14 @@ def test_grade_without_a_judge_is_refused_and_writes_nothing(release, tmp_path):
     assert "1 eval(s) grade with a judge model, and no judge is available to this command: polite (judged)" in (
         graded.stderr
     )
-    assert "Traceback" not in graded.stderr
+    assert "Traceback" not in graded.stderr and "--eval" not in graded.stderr  # grade has no --eval
     assert not (tmp_path / "results.jsonl").exists() and not (tmp_path / "run").exists()
 
 
 def test_run_without_a_judge_is_refused_unless_the_judged_eval_is_left_out(release, tmp_path):
     refused = with_test_kinds("run", release, "--model", "echo", "-o", tmp_path / "run", cache=tmp_path)
     assert refused.code == 2 and "polite (judged)" in refused.stderr, refused.stderr
+    assert "or run only the others (--eval plain)" in refused.stderr
     assert not (tmp_path / "run").exists()
     dry = with_test_kinds("run", release, "--model", "echo", "-o", tmp_path / "run", "--dry-run", cache=tmp_path)
     assert dry.code == 2 and "polite (judged)" in dry.stderr, dry.stderr

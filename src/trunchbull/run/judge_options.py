@@ -160,7 +160,7 @@ def resolve_judges(
     `grade`, which has none); `previous`: the run.json of the run being
     resumed (its judges' prices hold unless --prices is given); `evals`: the
     release's eval entries (judges_needed)."""
-    needed = judges_needed(cases, options.given, evals)
+    needed = judges_needed(cases, options.given, evals, by_eval=model is not None)  # run selects by --eval
     if not needed:
         return None
     judges = judge_models(options, needed, seed, prices_file, previous)
