@@ -29,6 +29,7 @@ from trunchbull.common.text_table import table_lines
 from trunchbull.evaluators.judging import JudgeReply, RecordingJudge
 from trunchbull.evaluators.pairwise import pairwise_template
 from trunchbull.release.loaded import LoadedRelease, load_release
+from trunchbull.report.breakdown_text import pct
 from trunchbull.report.compare.pairwise import find_pairs, pair_asks, pair_lines
 from trunchbull.rundir.comparison_dir import (
     ComparisonDirWriter,
@@ -117,10 +118,6 @@ def _requests(replies: Sequence[JudgeReply]) -> dict:
     return {"total": len(replies), "replayed": replayed, "cached": cached, "asked": len(replies) - replayed - cached}
 
 
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
-
-
 def _ci(ci: list | None) -> str:
     return "-" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
@@ -136,9 +133,9 @@ def render_pairwise(meta: dict, figures: dict, out: Path) -> str:
                 f"{f['bWins']:,}",
                 f"{f['aWins']:,}",
                 f"{f['ties']:,}",
-                _percent(f["winRate"]),
+                pct(f["winRate"]),
                 _ci(f["winRateCI"]),
-                _percent(f["positionConsistency"]),
+                pct(f["positionConsistency"]),
                 f"{f['errors']:,}",
             )
         )
